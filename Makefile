@@ -1,0 +1,42 @@
+# The front door. Meson and Ninja do the building; this file only makes sure
+# the dependencies are installed and the build directory is configured.
+#
+#   make            build build/brokerd, build/loopd, build/bxctl
+#   make check      build and run every test; the last line is "N passed, N failed"
+#   make install    install under $(PREFIX) (default /usr/local), honouring DESTDIR
+#   make bench      build and run the benchmarks under bench/
+#   make fuzz       build and run each fuzzer for FUZZ_SECONDS (default 60)
+
+PREFIX ?= /usr/local
+BUILD ?= build
+MESON_FLAGS ?= -Dwerror=true
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps check install bench fuzz clean
+
+all: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+	@for p in brokerd loopd bxctl; do ln -sf src/$$p/$$p $(BUILD)/$$p; done
+
+deps:
+	@scripts/install-deps.sh --check 2>/dev/null || scripts/install-deps.sh
+
+$(BUILD)/build.ninja: | deps
+	meson setup $(BUILD) --prefix=$(PREFIX) $(MESON_FLAGS)
+
+check: all
+	@scripts/run-tests.sh $(BUILD)
+
+install: all
+	meson configure $(BUILD) --prefix=$(PREFIX)
+	DESTDIR=$(DESTDIR) meson install -C $(BUILD) --no-rebuild
+
+bench: all
+	@scripts/run-bench.sh $(BUILD)
+
+fuzz:
+	@scripts/install-deps.sh --check --fuzz 2>/dev/null || scripts/install-deps.sh --fuzz
+	@scripts/run-fuzz.sh $(FUZZ_SECONDS)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Installs, with apt-get, exactly the Debian 12 packages that building and
+# testing Boxmaker need. Idempotent: packages already present are left alone,
+# and when nothing is missing it changes nothing and needs no root.
+#
+#   scripts/install-deps.sh            install what is missing
+#   scripts/install-deps.sh --check    exit 0 if nothing is missing, 1 if something is
+#   scripts/install-deps.sh --fuzz     also the fuzzing toolchain (clang, libFuzzer runtime)
+set -eu
+
+# The build: compiler, Meson/Ninja, and the four libraries of baseline.md section 2.
+packages="gcc libc6-dev make meson ninja-build pkg-config
+libjansson-dev libssl-dev libcurl4-openssl-dev libcmocka-dev"
+# The tests: python3 runs the toml-test harness and summarises results;
+# strace injects syscall faults; tmux drives the interactive chat test.
+packages="$packages python3 strace tmux socat"
+fuzz_packages="clang libclang-rt-14-dev"
+
+mode=install
+for arg in "$@"; do
+	case "$arg" in
+	--check) mode=check ;;
+	--fuzz) packages="$packages $fuzz_packages" ;;
+	*) echo "usage: scripts/install-deps.sh [--check] [--fuzz]" >&2; exit 2 ;;
+	esac
+done
+
+missing=""
+for pkg in $packages; do
+	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+	case "$status" in
+	"install ok installed") ;;
+	*) missing="$missing $pkg" ;;
+	esac
+done
+
+if [ -z "$missing" ]; then
+	exit 0
+fi
+if [ "$mode" = check ]; then
+	echo "missing packages:$missing" >&2
+	exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: not root; run as root:" >&2
+	echo "  apt-get update && apt-get install -y --no-install-recommends$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+# shellcheck disable=SC2086 # the list is meant to split into words
+apt-get install -y --no-install-recommends $missing

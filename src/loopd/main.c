@@ -1,0 +1,15 @@
+/*
+ * loopd: the program's entry point. Until its issue lands it only prints
+ * its usage and exits 2, so nothing pretends to work.
+ */
+#include <stdio.h>
+
+int
+main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "usage: loopd serve --config PATH\n");
+	fprintf(stderr, "loopd: not implemented yet in this build\n");
+	return 2;
+}
