@@ -1,0 +1,111 @@
+/*
+ * toml-internal.h: the parser's private types, shared by the files of
+ * src/toml/ and by nothing else.
+ *
+ * Every node of a document (values, tables, arrays, strings, key text and
+ * the tables' lookup indexes) is carved from the document's arena, so a
+ * parse that fails part way frees everything with one toml_doc_free().
+ * Growing vectors leave their old copy in the arena; the waste is bounded
+ * by the final size, and the document itself by TOML_MAX_DOCUMENT.
+ */
+#ifndef TOML_INTERNAL_H
+#define TOML_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/error.h"
+#include "toml/toml.h"
+
+/* How a table came to exist; decides which later definitions are allowed. */
+enum toml_origin {
+	TOML_ORIGIN_ROOT = 1,
+	TOML_ORIGIN_IMPLICIT,	/* a prefix of a [header]; [it] may follow once */
+	TOML_ORIGIN_HEADER,	/* [it] or an element of [[it]] */
+	TOML_ORIGIN_DOTTED,	/* a prefix of a dotted key */
+	TOML_ORIGIN_INLINE	/* { ... }: sealed once the brace closes */
+};
+
+struct toml_entry {
+	char			*e_key;		/* NUL-terminated, may hold NUL */
+	size_t			 e_keylen;
+	int			 e_line;
+	int			 e_column;
+	struct toml_value	*e_value;
+};
+
+struct toml_table {
+	struct toml_entry	*t_entries;	/* document order */
+	size_t			 t_len;
+	size_t			 t_cap;
+	uint32_t		*t_index;	/* open addressing, entry + 1 */
+	size_t			 t_index_cap;	/* 0 or a power of two */
+	enum toml_origin	 t_origin;
+	int			 t_sealed;	/* inside a closed inline table */
+	int			 t_depth;	/* root is 0 */
+	int			 t_line;
+};
+
+struct toml_array {
+	struct toml_value	**a_items;
+	size_t			 a_len;
+	size_t			 a_cap;
+	int			 a_of_tables;	/* made by [[header]] */
+	int			 a_depth;
+};
+
+struct toml_value {
+	enum toml_type	 v_type;
+	int		 v_line;
+	int		 v_column;
+	union {
+		struct {
+			char	*s;	/* NUL-terminated, may hold NUL */
+			size_t	 len;
+		}			 str;
+		int64_t			 integer;
+		double			 fp;
+		int			 boolean;
+		struct toml_datetime	 dt;
+		struct toml_array	*array;
+		struct toml_table	*table;
+	} v_u;
+};
+
+struct toml_chunk;
+
+struct toml_doc {
+	char			*d_name;	/* arena */
+	struct toml_value	*d_root;	/* a TOML_TABLE value */
+	struct toml_chunk	*d_chunks;	/* the arena */
+};
+
+/* arena.c: allocation from the document; NULL only when out of memory. */
+void		*toml_alloc(struct toml_doc *doc, size_t size);
+char		*toml_strndup(struct toml_doc *doc, const char *s, size_t len);
+void		 toml_arena_free(struct toml_doc *doc);
+
+/* node.c: building the tree. Each returns NULL only when out of memory. */
+struct toml_value	*toml_new_value(struct toml_doc *doc, enum toml_type type,
+			    int line, int column);
+/* A TOML_TABLE value holding a new, empty table. */
+struct toml_value	*toml_new_table(struct toml_doc *doc,
+			    enum toml_origin origin, int depth, int line,
+			    int column);
+/* A TOML_ARRAY value holding a new, empty array. */
+struct toml_value	*toml_new_array(struct toml_doc *doc, int depth, int line,
+			    int column);
+/* The entry for key, or NULL. */
+struct toml_entry	*toml_entry_find(const struct toml_table *t,
+			    const char *key, size_t keylen);
+/*
+ * Appends key -> value; the caller has checked that key is absent.
+ * Returns 0, or -1 when out of memory.
+ */
+int	toml_entry_add(struct toml_doc *doc, struct toml_table *t,
+	    const char *key, size_t keylen, int line, int column,
+	    struct toml_value *value);
+int	toml_array_push(struct toml_doc *doc, struct toml_array *a,
+	    struct toml_value *value);
+
+#endif
