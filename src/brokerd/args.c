@@ -1,0 +1,318 @@
+/*
+ * args.c: strict parsing of tool arguments and the form checks of design
+ * section 3 ("Paths", "Hosts", the URL rule). Everything here is pure: no
+ * files, no clock, no network.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "brokerd/args.h"
+
+/* The fields each tool takes; a field not listed is refused. */
+struct field {
+	const char	*f_name;
+	bool		 f_optional;
+	size_t		 f_offset;	/* of its char * in struct tool_args */
+};
+
+#define FIELD(name, opt, member) \
+	{ name, opt, offsetof(struct tool_args, member) }
+
+static const struct field read_file_fields[] = {
+	FIELD("path", false, ta_path),
+	{ NULL, false, 0 },
+};
+static const struct field write_file_fields[] = {
+	FIELD("path", false, ta_path),
+	FIELD("content", false, ta_content),
+	{ NULL, false, 0 },
+};
+static const struct field shell_fields[] = {
+	FIELD("command", false, ta_command),
+	FIELD("cwd", true, ta_cwd),
+	{ NULL, false, 0 },
+};
+static const struct field http_fetch_fields[] = {
+	FIELD("url", false, ta_url),
+	{ NULL, false, 0 },
+};
+
+static const struct field *tool_fields[BX_TOOL_MAX] = {
+	read_file_fields, write_file_fields, shell_fields, http_fetch_fields,
+};
+
+static char **
+slot(struct tool_args *a, const struct field *f)
+{
+	return (char **)(void *)((char *)a + f->f_offset);
+}
+
+void
+args_free(struct tool_args *a)
+{
+	if (a == NULL)
+		return;
+	free(a->ta_path);
+	free(a->ta_content);
+	free(a->ta_command);
+	free(a->ta_cwd);
+	free(a->ta_url);
+	free(a->ta_host);
+	free(a);
+}
+
+/* Refuses every key of obj that the tool does not take. */
+static int
+check_keys(json_t *obj, const struct field *fields, struct bx_error *err)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	json_object_foreach(obj, key, v) {
+		for (i = 0; fields[i].f_name != NULL; i++)
+			if (strcmp(key, fields[i].f_name) == 0)
+				break;
+		if (fields[i].f_name == NULL)
+			return bx_fail(err, "unknown field \"%s\"", key);
+	}
+	return 0;
+}
+
+/* Copies each field's string into a, checking presence and type. */
+static int
+take_fields(json_t *obj, const struct field *fields, struct tool_args *a,
+    struct bx_error *err)
+{
+	const struct field *f;
+	json_t *v;
+
+	for (f = fields; f->f_name != NULL; f++) {
+		v = json_object_get(obj, f->f_name);
+		if (v == NULL || (f->f_optional && json_is_null(v))) {
+			if (!f->f_optional)
+				return bx_fail(err, "missing field \"%s\"",
+				    f->f_name);
+			continue;
+		}
+		if (!json_is_string(v))
+			return bx_fail(err, "field \"%s\" must be a string",
+			    f->f_name);
+		if ((*slot(a, f) = strdup(json_string_value(v))) == NULL)
+			return bx_fail(err, "out of memory");
+	}
+	return 0;
+}
+
+/* The form checks of the fields that have a form. */
+static int
+check_forms(struct tool_args *a, struct bx_error *err)
+{
+	if (a->ta_path != NULL &&
+	    args_path_check(a->ta_path, strlen(a->ta_path), err) == -1)
+		return bx_error_prefix(err, "field \"path\"");
+	if (a->ta_cwd != NULL &&
+	    args_path_check(a->ta_cwd, strlen(a->ta_cwd), err) == -1)
+		return bx_error_prefix(err, "field \"cwd\"");
+	if (a->ta_url != NULL && args_url_check(a->ta_url,
+	    strlen(a->ta_url), &a->ta_host, err) == -1)
+		return bx_error_prefix(err, "field \"url\"");
+	return 0;
+}
+
+int
+args_parse(enum bx_tool tool, const char *text, size_t len,
+    struct tool_args **ret, struct bx_error *err)
+{
+	struct tool_args *a = NULL;
+	json_error_t jerr;
+	json_t *obj = NULL;
+	int rc = -1;
+
+	if (tool >= BX_TOOL_MAX)
+		return bx_fail(err, "no such tool");
+	if (len > ARGS_TEXT_MAX)
+		return bx_fail(err, "arguments are longer than %d bytes",
+		    ARGS_TEXT_MAX);
+	obj = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (obj == NULL) {
+		bx_fail(err, "arguments are not valid JSON: %s, at byte %d",
+		    jerr.text, jerr.position);
+		goto out;
+	}
+	if (!json_is_object(obj)) {
+		bx_fail(err, "arguments must be a JSON object");
+		goto out;
+	}
+	if ((a = calloc(1, sizeof(*a))) == NULL) {
+		bx_fail(err, "out of memory");
+		goto out;
+	}
+	a->ta_tool = tool;
+	if (check_keys(obj, tool_fields[tool], err) == -1 ||
+	    take_fields(obj, tool_fields[tool], a, err) == -1 ||
+	    check_forms(a, err) == -1)
+		goto out;
+	*ret = a;
+	a = NULL;
+	rc = 0;
+out:
+	args_free(a);
+	json_decref(obj);
+	return rc;
+}
+
+int
+args_path_check(const char *s, size_t len, struct bx_error *err)
+{
+	size_t i, start;
+
+	if (len == 0 || s[0] != '/')
+		return bx_fail(err, "not an absolute path (must start "
+		    "with /)");
+	if (len > ARGS_PATH_MAX)
+		return bx_fail(err, "longer than %d bytes", ARGS_PATH_MAX);
+	if (memchr(s, '\0', len) != NULL)
+		return bx_fail(err, "contains a NUL byte");
+	if (len == 1)
+		return 0;
+	for (start = 1; start <= len; start = i + 1) {
+		for (i = start; i < len && s[i] != '/'; i++)
+			;
+		if (i == start)
+			return bx_fail(err, i == len ? "ends with /" :
+			    "has an empty component (//)");
+		if ((i - start == 1 && s[start] == '.') ||
+		    (i - start == 2 && s[start] == '.' && s[start + 1] == '.'))
+			return bx_fail(err, "has a . or .. component");
+	}
+	return 0;
+}
+
+static bool
+label_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+}
+
+int
+args_host_check(const char *s, size_t len, struct bx_error *err)
+{
+	size_t i, start, labels = 0;
+	bool digits = true;
+
+	if (len == 0 || len > ARGS_HOST_MAX)
+		return bx_fail(err, "a host name is 1 to %d bytes",
+		    ARGS_HOST_MAX);
+	for (start = 0; start <= len; start = i + 1) {
+		digits = true;
+		for (i = start; i < len && s[i] != '.'; i++) {
+			if (!label_char(s[i]))
+				return bx_fail(err, "a host name has only "
+				    "a-z, 0-9, - and . (no uppercase, no IP "
+				    "literal, no port)");
+			if (s[i] < '0' || s[i] > '9')
+				digits = false;
+		}
+		if (i == start || i - start > ARGS_LABEL_MAX)
+			return bx_fail(err, "each label of a host name is "
+			    "1 to %d bytes", ARGS_LABEL_MAX);
+		if (s[start] == '-' || s[i - 1] == '-')
+			return bx_fail(err, "a label of a host name cannot "
+			    "start or end with -");
+		labels++;
+	}
+	if (labels < 2)
+		return bx_fail(err, "a host name has at least two labels");
+	/* An all-digit last label is an IPv4 literal, not a name. */
+	if (digits)
+		return bx_fail(err, "an IP address is not a host name");
+	return 0;
+}
+
+int
+args_host_pattern_check(const char *s, size_t len, struct bx_error *err)
+{
+	if (len >= 2 && s[0] == '*' && s[1] == '.')
+		return args_host_check(s + 2, len - 2, err);
+	return args_host_check(s, len, err);
+}
+
+/* The rest of a URL after its authority: "" or "/" then printable ASCII. */
+static int
+check_url_tail(const char *s, size_t len, struct bx_error *err)
+{
+	size_t i;
+
+	if (len == 0)
+		return 0;
+	if (s[0] != '/')
+		return bx_fail(err, "the host must be followed by nothing, "
+		    ":443 or /");
+	for (i = 0; i < len; i++)
+		if (s[i] <= ' ' || s[i] > '~')
+			return bx_fail(err, "the path, query and fragment "
+			    "are printable ASCII without spaces");
+	return 0;
+}
+
+int
+args_url_check(const char *s, size_t len, char **ret_host,
+    struct bx_error *err)
+{
+	static const char scheme[] = "https://";
+	size_t hlen, alen, slen = sizeof(scheme) - 1;
+	const char *auth, *colon;
+	char *host;
+
+	if (len > ARGS_URL_MAX)
+		return bx_fail(err, "longer than %d bytes", ARGS_URL_MAX);
+	if (len < slen || memcmp(s, scheme, slen) != 0)
+		return bx_fail(err, "must start with https://");
+	auth = s + slen;
+	for (alen = 0; slen + alen < len && auth[alen] != '/'; alen++)
+		;
+	if (memchr(auth, '@', alen) != NULL)
+		return bx_fail(err, "has userinfo (@ before the path)");
+	if (alen > 0 && auth[0] == '[')
+		return bx_fail(err, "an IP literal is not a host name");
+	colon = memchr(auth, ':', alen);
+	hlen = colon != NULL ? (size_t)(colon - auth) : alen;
+	if (colon != NULL && (alen - hlen != 4 || memcmp(colon, ":443", 4)))
+		return bx_fail(err, "the only port allowed is 443");
+	if (args_host_check(auth, hlen, err) == -1)
+		return bx_error_prefix(err, "host");
+	if (check_url_tail(auth + alen, len - slen - alen, err) == -1)
+		return -1;
+	if ((host = strndup(auth, hlen)) == NULL)
+		return bx_fail(err, "out of memory");
+	*ret_host = host;
+	return 0;
+}
+
+bool
+args_path_inside(const char *grant_path, const char *path)
+{
+	size_t glen = strlen(grant_path);
+
+	if (strcmp(grant_path, "/") == 0)
+		return true;
+	if (strncmp(grant_path, path, glen) != 0)
+		return false;
+	return path[glen] == '\0' || path[glen] == '/';
+}
+
+bool
+args_host_matches(const char *pattern, const char *host)
+{
+	size_t plen, hlen;
+
+	if (pattern[0] != '*')
+		return strcmp(pattern, host) == 0;
+	/* "*.example.com": host ends in ".example.com" with a label before. */
+	plen = strlen(pattern + 1);
+	hlen = strlen(host);
+	return hlen > plen && strcmp(host + hlen - plen, pattern + 1) == 0;
+}

@@ -1,0 +1,73 @@
+/*
+ * args.h: a tool call's arguments, parsed strictly into typed values, and
+ * the form checks on paths, host names and URLs (design section 3).
+ *
+ * args_parse() turns the model's JSON text into a struct tool_args; any
+ * unknown field, duplicate key, wrong type or badly formed value refuses
+ * the whole call (invalid_arguments). The same path and host checks are used
+ * by the grant loader, so a grant and a request are judged by one rule.
+ *
+ * Ownership: args_parse() allocates *ret; the caller frees it with
+ * args_free() (NULL is allowed). Every string in it belongs to it.
+ */
+#ifndef BROKERD_ARGS_H
+#define BROKERD_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "proto/error.h"
+#include "proto/types.h"
+
+/* Arguments are at most one frame. */
+#define ARGS_TEXT_MAX		(1024 * 1024)
+/* A path, in a grant or an argument. */
+#define ARGS_PATH_MAX		4096
+/* A URL of http_fetch. */
+#define ARGS_URL_MAX		2048
+/* A host name and one of its labels. */
+#define ARGS_HOST_MAX		253
+#define ARGS_LABEL_MAX		63
+
+struct tool_args {
+	enum bx_tool	 ta_tool;
+	char		*ta_path;	/* read_file, write_file */
+	char		*ta_content;	/* write_file; never inspected */
+	char		*ta_command;	/* shell; never inspected */
+	char		*ta_cwd;	/* shell; NULL when absent or null */
+	char		*ta_url;	/* http_fetch */
+	char		*ta_host;	/* http_fetch: the URL's host */
+};
+
+/*
+ * Parses len bytes of JSON text as the arguments of tool. On failure err
+ * says which field was wrong and why.
+ */
+int	args_parse(enum bx_tool tool, const char *text, size_t len,
+	    struct tool_args **ret, struct bx_error *err);
+void	args_free(struct tool_args *);
+
+/*
+ * Form checks. Each returns 0 when s (len bytes, which may hold a NUL) has
+ * the form, or -1 with the reason in err (the value itself is not quoted:
+ * callers name the field and value).
+ */
+int	args_path_check(const char *s, size_t len, struct bx_error *err);
+int	args_host_check(const char *s, size_t len, struct bx_error *err);
+/* A host name, or "*." followed by a host name. */
+int	args_host_pattern_check(const char *s, size_t len,
+	    struct bx_error *err);
+/* On success *ret_host is the URL's host, allocated; the caller frees it. */
+int	args_url_check(const char *s, size_t len, char **ret_host,
+	    struct bx_error *err);
+
+/*
+ * Matching, on values that passed the checks above. A path is inside a
+ * grant path when it is that path or lies below it by whole components;
+ * the grant path "/" contains every path.
+ */
+bool	args_path_inside(const char *grant_path, const char *path);
+/* "*.example.com" matches any name ending in ".example.com", not itself. */
+bool	args_host_matches(const char *pattern, const char *host);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * config.h: brokerd.toml into a typed configuration (design section 2).
+ *
+ *	[paths]     home, grants
+ *	[sockets]   broker, admin
+ *	[approvals] ttl_ms
+ *
+ * Every key is optional; an unknown table or key is an error naming it and
+ * its line. Defaults: home from BOXMAKER_HOME, then /var/lib/boxmaker;
+ * grants <home>/grants; broker <home>/run/loop-broker/broker.sock; admin
+ * <home>/run/owner-broker/admin.sock; ttl_ms 900000 (15 minutes).
+ *
+ * Ownership: config_load() and config_parse() allocate *ret; the caller
+ * frees it with config_free() (NULL is allowed). Its strings belong to it.
+ */
+#ifndef BROKERD_CONFIG_H
+#define BROKERD_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/error.h"
+
+#define CONFIG_DEFAULT_HOME	"/var/lib/boxmaker"
+#define CONFIG_DEFAULT_TTL_MS	900000
+/* An approval waits at most a day. */
+#define CONFIG_MAX_TTL_MS	(24LL * 60 * 60 * 1000)
+/* brokerd.toml is small; a larger file is refused before parsing. */
+#define CONFIG_FILE_MAX		(64 * 1024)
+/* Paths in the configuration. */
+#define CONFIG_PATH_MAX		4096
+/* A Unix socket path must fit sockaddr_un.sun_path with its NUL. */
+#define CONFIG_SOCKET_PATH_MAX	107
+
+struct config {
+	char	*c_home;
+	char	*c_grants;
+	char	*c_broker_socket;
+	char	*c_admin_socket;
+	int64_t	 c_ttl_ms;
+};
+
+/* Reads the file at path; home defaults from getenv("BOXMAKER_HOME"). */
+int	config_load(const char *path, struct config **ret,
+	    struct bx_error *err);
+
+/*
+ * Parses len bytes of buf; name is used in messages. env_home is the value
+ * of BOXMAKER_HOME, or NULL when it is unset (an empty value counts as
+ * unset).
+ */
+int	config_parse(const char *name, const char *buf, size_t len,
+	    const char *env_home, struct config **ret, struct bx_error *err);
+
+void	config_free(struct config *);
+
+#endif
