@@ -1,0 +1,69 @@
+/*
+ * fake_llama.h: a scripted stand-in for llama-server (baseline.md section 8).
+ *
+ * A small HTTP/1.1 server on 127.0.0.1 that answers
+ * POST /v1/chat/completions from a script and records the body of every
+ * request it received, so tests can assert on what loopd sent. It runs on
+ * its own thread; tests start it in-process, and build/fake-llama wraps it
+ * as a program for `make demo`.
+ *
+ * The script is a JSON array of replies, served in order, one per request:
+ *
+ *	{"text": "..."}                          a plain reply, finish_reason stop
+ *	{"tool_calls": [{"name": N, "arguments": A, "id": I}], "content": C}
+ *	                                         A an object (sent as its JSON
+ *	                                         text, as llama-server does) or a
+ *	                                         string (sent as it is); id and
+ *	                                         content optional (content null)
+ *	{"status": 500, "body": "..."}           any status with a raw body
+ *	{"body": "..."}                          status 200 with a raw body
+ *	{"response": {...}}                      status 200 with this JSON object
+ *	{"hangup": true}                         close without answering
+ *
+ * Any reply may also carry "delay_ms": N (wait before answering) and
+ * "repeat": true (serve this reply for every later request). When the
+ * script is exhausted, requests get status 500 "script exhausted". Every
+ * generated reply carries the extra fields a real llama-server sends
+ * (usage, timings, system_fingerprint, ...).
+ *
+ * Ownership: fake_llama_start() allocates; fake_llama_stop() stops the
+ * thread and frees everything (NULL allowed). fake_llama_request() returns
+ * a copy the caller frees with free().
+ */
+#ifndef FAKE_LLAMA_H
+#define FAKE_LLAMA_H
+
+#include <stddef.h>
+
+#include "proto/error.h"
+
+/* Larger request heads or bodies are answered 413 and not recorded. */
+#define FAKE_LLAMA_MAX_HEAD	(64 * 1024)
+#define FAKE_LLAMA_MAX_BODY	(64 * 1024 * 1024)
+/* A client that sends nothing for this long is dropped. */
+#define FAKE_LLAMA_IO_TIMEOUT_MS	10000
+
+struct fake_llama;
+
+struct fake_llama_opts {
+	const char	*script;	/* the script's JSON text */
+	const char	*record_dir;	/* NULL, or write request-NNN.json here */
+	int		 port;		/* 0: any free port */
+};
+
+int	fake_llama_start(const struct fake_llama_opts *,
+	    struct fake_llama **ret, struct bx_error *);
+/* Reads the script from a file, then as fake_llama_start(). */
+int	fake_llama_start_file(const char *script_path, const char *record_dir,
+	    int port, struct fake_llama **ret, struct bx_error *);
+void	fake_llama_stop(struct fake_llama *);
+
+int	fake_llama_port(const struct fake_llama *);
+/* "http://127.0.0.1:<port>", into buf of at least 32 bytes. */
+void	fake_llama_url(const struct fake_llama *, char *buf, size_t len);
+/* Requests to /v1/chat/completions received so far. */
+size_t	fake_llama_request_count(struct fake_llama *);
+/* A copy of the i-th request body, NUL-terminated; NULL if out of range. */
+char	*fake_llama_request(struct fake_llama *, size_t i);
+
+#endif

@@ -1,0 +1,249 @@
+/*
+ * test-fake-llama.c: the fake llama-server answers from its script in
+ * llama-server's shape, records what it was sent, and refuses bad scripts.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "fake_llama.h"
+
+struct buf {
+	char	*data;
+	size_t	 len;
+};
+
+static size_t
+collect(char *ptr, size_t size, size_t n, void *arg)
+{
+	struct buf *b = arg;
+	char *grown;
+
+	grown = realloc(b->data, b->len + size * n + 1);
+	assert_non_null(grown);
+	memcpy(grown + b->len, ptr, size * n);
+	b->len += size * n;
+	grown[b->len] = '\0';
+	b->data = grown;
+	return size * n;
+}
+
+/* POSTs body to the fake; returns the HTTP status and the body in *out. */
+static long
+post(struct fake_llama *fl, const char *body, struct buf *out)
+{
+	char url[128];
+	long status = 0;
+	CURL *c;
+
+	out->data = NULL;
+	out->len = 0;
+	fake_llama_url(fl, url, sizeof(url) - 32);
+	strcat(url, "/v1/chat/completions");
+	c = curl_easy_init();
+	assert_non_null(c);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+	if (curl_easy_perform(c) == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_cleanup(c);
+	return status;
+}
+
+static struct fake_llama *
+start(const char *script)
+{
+	struct fake_llama_opts opts = { .script = script };
+	struct fake_llama *fl = NULL;
+	struct bx_error err;
+
+	if (fake_llama_start(&opts, &fl, &err) == -1)
+		fail_msg("%s", err.msg);
+	return fl;
+}
+
+static void
+test_tool_call_shape(void **state)
+{
+	struct fake_llama *fl;
+	json_t *body, *msg, *call;
+	struct buf out;
+	char *rec;
+
+	(void)state;
+	fl = start("[{\"tool_calls\":[{\"name\":\"call_tool\",\"arguments\":"
+	    "{\"name\":\"read_file\",\"arguments\":{\"path\":\"/x\"}}}]},"
+	    "{\"text\":\"done\"}]");
+	assert_int_equal(post(fl, "{\"model\":\"m1\",\"messages\":[]}", &out),
+	    200);
+	body = json_loads(out.data, 0, NULL);
+	assert_non_null(body);
+	assert_string_equal(json_string_value(json_object_get(body, "model")),
+	    "m1");
+	assert_non_null(json_object_get(body, "usage"));
+	msg = json_object_get(json_array_get(json_object_get(body, "choices"),
+	    0), "message");
+	assert_true(json_is_null(json_object_get(msg, "content")));
+	call = json_array_get(json_object_get(msg, "tool_calls"), 0);
+	assert_string_equal(json_string_value(json_object_get(call, "type")),
+	    "function");
+	call = json_object_get(call, "function");
+	assert_string_equal(json_string_value(json_object_get(call, "name")),
+	    "call_tool");
+	/* llama-server sends arguments as a JSON string, not an object. */
+	assert_string_equal(json_string_value(json_object_get(call,
+	    "arguments")),
+	    "{\"name\":\"read_file\",\"arguments\":{\"path\":\"/x\"}}");
+	assert_string_equal(json_string_value(json_object_get(
+	    json_array_get(json_object_get(body, "choices"), 0),
+	    "finish_reason")), "tool_calls");
+	json_decref(body);
+	free(out.data);
+
+	assert_int_equal(post(fl, "{\"second\":true}", &out), 200);
+	assert_non_null(strstr(out.data, "\"content\":\"done\""));
+	assert_non_null(strstr(out.data, "\"finish_reason\":\"stop\""));
+	free(out.data);
+
+	assert_int_equal(fake_llama_request_count(fl), 2);
+	rec = fake_llama_request(fl, 1);
+	assert_string_equal(rec, "{\"second\":true}");
+	free(rec);
+	assert_null(fake_llama_request(fl, 2));
+
+	/* Exhausted: a clear server error, still recorded. */
+	assert_int_equal(post(fl, "{}", &out), 500);
+	assert_non_null(strstr(out.data, "script exhausted"));
+	free(out.data);
+	assert_int_equal(fake_llama_request_count(fl), 3);
+	fake_llama_stop(fl);
+}
+
+static void
+test_raw_and_repeat(void **state)
+{
+	struct fake_llama *fl;
+	struct buf out;
+	int i;
+
+	(void)state;
+	fl = start("[{\"status\":503,\"body\":\"busy\"},{\"body\":\"not json\"},"
+	    "{\"text\":\"again\",\"repeat\":true}]");
+	assert_int_equal(post(fl, "{}", &out), 503);
+	assert_string_equal(out.data, "busy");
+	free(out.data);
+	assert_int_equal(post(fl, "{}", &out), 200);
+	assert_string_equal(out.data, "not json");
+	free(out.data);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(post(fl, "{}", &out), 200);
+		assert_non_null(strstr(out.data, "again"));
+		free(out.data);
+	}
+	fake_llama_stop(fl);
+}
+
+static void
+test_large_body_recorded(void **state)
+{
+	struct fake_llama *fl;
+	struct buf out;
+	char *big, *rec;
+	size_t n = 3 * 1024 * 1024;
+
+	(void)state;
+	fl = start("[{\"text\":\"ok\"}]");
+	big = malloc(n + 1);
+	assert_non_null(big);
+	memset(big, 'a', n);
+	big[0] = '"';
+	big[n - 1] = '"';
+	big[n] = '\0';
+	assert_int_equal(post(fl, big, &out), 200);
+	free(out.data);
+	rec = fake_llama_request(fl, 0);
+	assert_int_equal(strlen(rec), n);
+	assert_memory_equal(rec, big, n);
+	free(rec);
+	free(big);
+	fake_llama_stop(fl);
+}
+
+static void
+test_bad_scripts(void **state)
+{
+	static const char *bad[] = {
+		"{}", "[1]", "[{\"txt\":\"x\"}]", "[{\"delay_ms\":5}]",
+		"[{\"tool_calls\":[{\"arguments\":{}}]}]",
+		"[{\"tool_calls\":[{\"name\":\"a\",\"arguments\":1}]}]",
+		"[{\"text\":\"a\",\"text\":\"b\"}]", "[",
+	};
+	struct fake_llama_opts opts;
+	struct fake_llama *fl = NULL;
+	struct bx_error err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&opts, 0, sizeof(opts));
+		opts.script = bad[i];
+		assert_int_equal(fake_llama_start(&opts, &fl, &err), -1);
+		assert_null(fl);
+	}
+	opts.script = "[{\"txt\":\"x\"}]";
+	fake_llama_start(&opts, &fl, &err);
+	assert_non_null(strstr(err.msg, "\"txt\""));
+}
+
+static void
+test_not_found(void **state)
+{
+	struct fake_llama *fl;
+	char url[128];
+	long status = 0;
+	CURL *c;
+
+	(void)state;
+	fl = start("[]");
+	fake_llama_url(fl, url, sizeof(url) - 32);
+	strcat(url, "/nowhere");
+	c = curl_easy_init();
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	{
+		struct buf out = { NULL, 0 };
+
+		curl_easy_setopt(c, CURLOPT_WRITEDATA, &out);
+		assert_int_equal(curl_easy_perform(c), CURLE_OK);
+		free(out.data);
+	}
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	assert_int_equal(status, 404);
+	curl_easy_cleanup(c);
+	assert_int_equal(fake_llama_request_count(fl), 0);
+	fake_llama_stop(fl);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tool_call_shape),
+		cmocka_unit_test(test_raw_and_repeat),
+		cmocka_unit_test(test_large_body_recorded),
+		cmocka_unit_test(test_bad_scripts),
+		cmocka_unit_test(test_not_found),
+	};
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
