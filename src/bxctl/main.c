@@ -1,15 +1,86 @@
 /*
- * bxctl: the program's entry point. Until its issue lands it only prints
- * its usage and exits 2, so nothing pretends to work.
+ * bxctl: the owner's command line. main() only finds the command in the
+ * table below and hands it the rest of the command line; each command
+ * parses its own options (cli.h). Adding a command is one line here.
  */
 #include <stdio.h>
+#include <string.h>
+
+#include "bxctl/cli.h"
+#include "bxctl/commands.h"
+
+static const struct cli_command commands[] = {
+	{ "approvals", cmd_approvals,
+	    "bxctl approvals [--admin-socket PATH]" },
+	{ "approve", cmd_approve,
+	    "bxctl approve [--admin-socket PATH] ID" },
+	{ "refuse", cmd_refuse,
+	    "bxctl refuse [--admin-socket PATH] [--reason TEXT] ID" },
+	{ "grants check", cmd_grants_check,
+	    "bxctl grants check [--admin-socket PATH]" },
+	{ "chat", cmd_chat,
+	    "bxctl chat [--session ID] [--say TEXT] [--json] "
+	    "[--loop-socket PATH] [--admin-socket PATH]" },
+};
+
+#define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))
+
+static void
+usage(FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp, "usage:");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(fp, "%s%s\n", i == 0 ? " " : "       ",
+		    commands[i].usage);
+	fprintf(fp, "       bxctl COMMAND --help\n");
+}
+
+/*
+ * Whether argv names cmd: its one word, or its two words. *ret_words is
+ * how many words of argv the name used.
+ */
+static int
+matches(const struct cli_command *cmd, int argc, char **argv, int *ret_words)
+{
+	const char *space = strchr(cmd->name, ' ');
+	size_t first;
+
+	if (space == NULL) {
+		if (strcmp(argv[0], cmd->name) != 0)
+			return 0;
+		*ret_words = 1;
+		return 1;
+	}
+	first = (size_t)(space - cmd->name);
+	if (strlen(argv[0]) != first || strncmp(argv[0], cmd->name, first) != 0)
+		return 0;
+	if (argc < 2 || strcmp(argv[1], space + 1) != 0)
+		return 0;
+	*ret_words = 2;
+	return 1;
+}
 
 int
 main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "usage: bxctl serve --config PATH\n");
-	fprintf(stderr, "bxctl: not implemented yet in this build\n");
-	return 2;
+	size_t i;
+	int words;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	for (i = 0; i < NCOMMANDS; i++)
+		if (matches(&commands[i], argc - 1, argv + 1, &words))
+			return commands[i].run(&commands[i], argc - words,
+			    argv + words);
+	cli_fail("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return CLI_USAGE;
 }

@@ -1,0 +1,17 @@
+/*
+ * commands.h: the entry points of bxctl's commands, one per table line in
+ * main.c. Each parses its own options from argv (argv[0] is the command's
+ * last word) and returns the exit status (cli.h).
+ */
+#ifndef BXCTL_COMMANDS_H
+#define BXCTL_COMMANDS_H
+
+#include "bxctl/cli.h"
+
+int	cmd_approvals(const struct cli_command *, int, char **);
+int	cmd_approve(const struct cli_command *, int, char **);
+int	cmd_refuse(const struct cli_command *, int, char **);
+int	cmd_grants_check(const struct cli_command *, int, char **);
+int	cmd_chat(const struct cli_command *, int, char **);
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * escape.c: the one place bxctl turns untrusted text into printable data
+ * (the rules are in escape.h). One step decodes one UTF-8 character, or
+ * finds one invalid byte, and produces its printed form; the writers are
+ * loops over that step.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bxctl/escape.h"
+
+/* The longest printed form of one step: "\u202e" and the NUL. */
+#define STEP_MAX	7
+
+bool
+escape_needed(uint32_t cp)
+{
+	if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+		return true;
+	if (cp == 0x061c || cp == 0xfeff)
+		return true;
+	if ((cp >= 0x200b && cp <= 0x200f) || cp == 0x2028 || cp == 0x2029)
+		return true;
+	if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064))
+		return true;
+	return cp >= 0x2066 && cp <= 0x2069;
+}
+
+/*
+ * Decodes one UTF-8 character at s (len > 0 bytes). Returns its length in
+ * bytes and sets *ret_cp, or returns 0 if s does not start a valid,
+ * complete, shortest-form sequence of a code point that is not a surrogate
+ * and at most U+10FFFF.
+ */
+static size_t
+utf8_decode(const unsigned char *s, size_t len, uint32_t *ret_cp)
+{
+	uint32_t cp, min;
+	size_t n, i;
+
+	if (s[0] < 0x80) {
+		*ret_cp = s[0];
+		return 1;
+	}
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+		min = 0x80;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+		min = 0x800;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+		min = 0x10000;
+	} else
+		return 0;
+	if (len < n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	*ret_cp = cp;
+	return n;
+}
+
+/*
+ * The printed form of the character or invalid byte at s (len > 0) into
+ * out (STEP_MAX bytes, NUL-terminated). Returns the input bytes consumed;
+ * *ret_outlen is the printed length.
+ */
+static size_t
+escape_step(const unsigned char *s, size_t len, char *out, size_t *ret_outlen)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint32_t cp;
+	size_t n;
+
+	n = utf8_decode(s, len, &cp);
+	if (n == 0) {
+		out[0] = '\\';
+		out[1] = 'x';
+		out[2] = hex[s[0] >> 4];
+		out[3] = hex[s[0] & 0x0f];
+		out[4] = '\0';
+		*ret_outlen = 4;
+		return 1;
+	}
+	if (escape_needed(cp)) {
+		out[0] = '\\';
+		out[1] = 'u';
+		out[2] = hex[(cp >> 12) & 0x0f];
+		out[3] = hex[(cp >> 8) & 0x0f];
+		out[4] = hex[(cp >> 4) & 0x0f];
+		out[5] = hex[cp & 0x0f];
+		out[6] = '\0';
+		*ret_outlen = 6;
+		return n;
+	}
+	memcpy(out, s, n);
+	out[n] = '\0';
+	*ret_outlen = n;
+	return n;
+}
+
+int
+escape_write(FILE *fp, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char out[STEP_MAX];
+	size_t i = 0, n, outlen;
+
+	while (i < len) {
+		n = escape_step(p + i, len - i, out, &outlen);
+		if (fwrite(out, 1, outlen, fp) != outlen)
+			return -1;
+		i += n;
+	}
+	return 0;
+}
+
+int
+escape_puts(FILE *fp, const char *s)
+{
+	return escape_write(fp, s, strlen(s));
+}
+
+char *
+escape_string(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char out[STEP_MAX], *buf;
+	size_t i = 0, o = 0, n, outlen;
+
+	if (len > (SIZE_MAX - 1) / ESCAPE_GROWTH) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if ((buf = malloc(len * ESCAPE_GROWTH + 1)) == NULL)
+		return NULL;
+	while (i < len) {
+		n = escape_step(p + i, len - i, out, &outlen);
+		memcpy(buf + o, out, outlen);
+		o += outlen;
+		i += n;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+char *
+escape_buf(const char *s, char *buf, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char out[STEP_MAX];
+	size_t len = strlen(s), i, o, n, outlen, total = 0;
+
+	for (i = 0; i < len; i += n) {
+		n = escape_step(p + i, len - i, out, &outlen);
+		total += outlen;
+	}
+	/* When all of it does not fit, keep room for "..." after each step. */
+	for (i = 0, o = 0; i < len; i += n, o += outlen) {
+		n = escape_step(p + i, len - i, out, &outlen);
+		if (total >= size && o + outlen + 3 + 1 > size) {
+			memcpy(buf + o, "...", 4);
+			return buf;
+		}
+		memcpy(buf + o, out, outlen);
+	}
+	buf[o] = '\0';
+	return buf;
+}

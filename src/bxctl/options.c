@@ -1,0 +1,61 @@
+/*
+ * options.c: option helpers shared by the admin commands (options.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bxctl/options.h"
+
+int
+options_socket(const struct cli_command *cmd, const char *path,
+    const char *rel, char *buf)
+{
+	struct bx_error err;
+
+	if (path == NULL) {
+		if (sock_default_path(rel, buf, &err) == -1)
+			return cli_usage_error(cmd, "%s", err.msg);
+		return CLI_OK;
+	}
+	if (strlen(path) >= SOCK_PATH_MAX)
+		return cli_usage_error(cmd, "the socket path is too long");
+	memcpy(buf, path, strlen(path) + 1);
+	return CLI_OK;
+}
+
+int
+options_approval_id(const struct cli_command *cmd, const char *s,
+    uint64_t *ret)
+{
+	uintmax_t v;
+	char *end;
+
+	if (s[0] < '0' || s[0] > '9')
+		goto bad;
+	errno = 0;
+	v = strtoumax(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > INT64_MAX)
+		goto bad;
+	*ret = (uint64_t)v;
+	return CLI_OK;
+bad:
+	return cli_usage_error(cmd, "'%s' is not an approval id (a number)",
+	    s);
+}
+
+int
+options_operands(const struct cli_command *cmd, int argc, char **argv,
+    int want, const char *what)
+{
+	int have = argc - optind;
+
+	if (have < want)
+		return cli_usage_error(cmd, "missing %s", what);
+	if (have > want)
+		return cli_usage_error(cmd, "unexpected argument '%s'",
+		    argv[optind + want]);
+	return CLI_OK;
+}

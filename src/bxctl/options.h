@@ -1,0 +1,40 @@
+/*
+ * options.h: the option parsing the admin commands share: --admin-socket
+ * PATH with its default, --help, and an approval id operand. Nothing here
+ * allocates; paths go into the caller's buffer.
+ */
+#ifndef BXCTL_OPTIONS_H
+#define BXCTL_OPTIONS_H
+
+#include <stdint.h>
+
+#include "bxctl/cli.h"
+#include "bxctl/sock.h"
+
+/* The longest --reason text, in bytes. */
+#define OPTIONS_REASON_MAX	4096
+
+/*
+ * Copies path, or the default <home>/rel when path is NULL, into buf
+ * (SOCK_PATH_MAX bytes). Returns CLI_OK, or prints why not and returns
+ * CLI_USAGE (a path too long) .
+ */
+int	options_socket(const struct cli_command *, const char *path,
+	    const char *rel, char *buf);
+
+/*
+ * Parses an approval id: decimal digits only, no sign, 0 to INT64_MAX
+ * (the largest integer on the wire). Returns CLI_OK and sets *ret, or
+ * prints a usage error and returns CLI_USAGE.
+ */
+int	options_approval_id(const struct cli_command *, const char *,
+	    uint64_t *ret);
+
+/*
+ * Checks that argc - optind operands remain, exactly want of them; prints
+ * a usage error and returns CLI_USAGE otherwise. what names the operand.
+ */
+int	options_operands(const struct cli_command *, int argc, char **argv,
+	    int want, const char *what);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * sock.h: finding and connecting to the daemons' Unix sockets. The default
+ * paths live under the home, <BOXMAKER_HOME>/run/... (baseline.md section
+ * 5), with /var/lib/boxmaker when BOXMAKER_HOME is unset or empty.
+ *
+ * Nothing here allocates: paths go into the caller's buffer, and the
+ * descriptor sock_connect() returns is the caller's to close.
+ */
+#ifndef BXCTL_SOCK_H
+#define BXCTL_SOCK_H
+
+#include <stddef.h>
+
+#include "proto/error.h"
+
+#define SOCK_HOME_DEFAULT	"/var/lib/boxmaker"
+#define SOCK_ADMIN_REL		"run/owner-broker/admin.sock"
+#define SOCK_LOOP_REL		"run/owner-loop/loop.sock"
+
+/* Big enough for any path a sockaddr_un holds, with room to spare. */
+#define SOCK_PATH_MAX		4096
+
+/* <home>/<rel> into buf (SOCK_PATH_MAX bytes); fails if it is too long. */
+int	sock_default_path(const char *rel, char *buf, struct bx_error *);
+
+/*
+ * Connects to the stream socket at path, close-on-exec. daemon names who
+ * should be listening ("brokerd", "loopd"): if nothing is (no socket file,
+ * or no listener behind it), the error is "<daemon> is not running at
+ * <path>". Other failures name the path and the system error.
+ */
+int	sock_connect(const char *path, const char *daemon, int *ret_fd,
+	    struct bx_error *);
+
+#endif
