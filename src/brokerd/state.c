@@ -1,0 +1,319 @@
+/*
+ * state.c: session state files and the per-session hold. The files are tiny
+ * and written only by brokerd, under the session's hold, so two writers never
+ * race on one <id>.json.tmp.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "brokerd/state.h"
+
+struct state_store {
+	char			 ss_dir[PATH_MAX];
+	struct state_writer	 ss_writer;
+	pthread_mutex_t		 ss_lock;	/* guards ss_writer and ss_holds */
+	pthread_cond_t		 ss_released;
+	struct state_hold	*ss_holds;
+};
+
+/* Creates dir with mode 0700 unless it exists as a directory. */
+static int
+make_dir(const char *dir, struct bx_error *err)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return bx_fail(err, "%s: cannot create: %s", dir,
+		    strerror(errno));
+	if (stat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
+		return bx_fail(err, "%s: exists and is not a directory", dir);
+	return 0;
+}
+
+struct state_store *
+state_open(const char *home, struct bx_error *err)
+{
+	struct state_store *s;
+	char broker[PATH_MAX];
+	int n;
+
+	n = snprintf(broker, sizeof(broker), "%s/broker", home);
+	if (n < 0 || (size_t)n + sizeof("/sessions") > sizeof(broker)) {
+		bx_fail(err, "%s: home path too long", home);
+		return NULL;
+	}
+	if (make_dir(home, err) == -1 || make_dir(broker, err) == -1)
+		return NULL;
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		bx_fail(err, "state: out of memory");
+		return NULL;
+	}
+	snprintf(s->ss_dir, sizeof(s->ss_dir), "%s/sessions", broker);
+	if (make_dir(s->ss_dir, err) == -1) {
+		free(s);
+		return NULL;
+	}
+	s->ss_writer.write = state_write_atomic;
+	pthread_mutex_init(&s->ss_lock, NULL);
+	pthread_cond_init(&s->ss_released, NULL);
+	return s;
+}
+
+void
+state_close(struct state_store *s)
+{
+	if (s == NULL)
+		return;
+	pthread_cond_destroy(&s->ss_released);
+	pthread_mutex_destroy(&s->ss_lock);
+	free(s);
+}
+
+void
+state_set_writer(struct state_store *s, const struct state_writer *w)
+{
+	pthread_mutex_lock(&s->ss_lock);
+	if (w == NULL) {
+		s->ss_writer.write = state_write_atomic;
+		s->ss_writer.ctx = NULL;
+	} else
+		s->ss_writer = *w;
+	pthread_mutex_unlock(&s->ss_lock);
+}
+
+/* Writes all of buf to fd, looping on EINTR and short writes. */
+static int
+write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, buf, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
+state_write_atomic(void *ctx, const char *dir, const char *name,
+    const void *buf, size_t len, struct bx_error *err)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	int fd = -1, dfd = -1, rc = -1;
+
+	(void)ctx;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd == -1) {
+		bx_fail(err, "%s: cannot create: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (write_all(fd, buf, len) == -1 || fsync(fd) == -1) {
+		bx_fail(err, "%s: cannot write: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (rename(tmp, path) == -1) {
+		bx_fail(err, "%s: cannot rename to %s: %s", tmp, path,
+		    strerror(errno));
+		goto out;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd == -1 || fsync(dfd) == -1) {
+		bx_fail(err, "%s: cannot sync the directory: %s", dir,
+		    strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd != -1)
+		close(fd);
+	if (dfd != -1)
+		close(dfd);
+	return rc;
+}
+
+/*
+ * Reads the whole file at path into buf, which holds max bytes: 0 and the
+ * length in *ret_len, 1 if there is no file, or -1.
+ */
+static int
+read_file(const char *path, char *buf, size_t max, size_t *ret_len,
+    struct bx_error *err)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd, rc = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT)
+			return 1;
+		return bx_fail(err, "%s: cannot open: %s", path,
+		    strerror(errno));
+	}
+	for (;;) {
+		n = read(fd, buf + len, max - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			bx_fail(err, "%s: cannot read: %s", path,
+			    strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == max) {
+			bx_fail(err, "%s: %zu bytes or more, too large for a "
+			    "state file", path, max);
+			goto out;
+		}
+	}
+	*ret_len = len;
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+/* Decodes {"taint":...,"untrusted":...}, strictly: no other key, both present. */
+static int
+decode(const char *path, const char *buf, size_t len, struct state_value *ret,
+    struct bx_error *err)
+{
+	struct state_value v;
+	json_error_t jerr;
+	json_t *root, *taint, *untrusted;
+	int rc = -1;
+
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL)
+		return bx_fail(err, "%s:%d: not valid JSON: %s", path,
+		    jerr.line, jerr.text);
+	taint = json_object_get(root, "taint");
+	untrusted = json_object_get(root, "untrusted");
+	if (!json_is_object(root) || json_object_size(root) != 2 ||
+	    !json_is_string(taint) || !json_is_boolean(untrusted)) {
+		bx_fail(err, "%s: not {\"taint\": class, \"untrusted\": bool}",
+		    path);
+		goto out;
+	}
+	if (bx_class_parse(json_string_value(taint), &v.taint, err) == -1) {
+		bx_error_prefix(err, "%s: field \"taint\"", path);
+		goto out;
+	}
+	v.untrusted = json_is_true(untrusted);
+	*ret = v;
+	rc = 0;
+out:
+	json_decref(root);
+	return rc;
+}
+
+int
+state_read(struct state_store *s, const char *session, struct state_value *ret,
+    struct bx_error *err)
+{
+	char path[PATH_MAX], buf[STATE_FILE_MAX];
+	size_t len = 0;
+	int rc;
+
+	if (bx_session_id_check(session, err) == -1)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s.json", s->ss_dir, session);
+	if ((rc = read_file(path, buf, sizeof(buf), &len, err)) == -1)
+		return -1;
+	if (rc == 1) {
+		ret->taint = BX_CLASS_PRIVATE;
+		ret->untrusted = false;
+		return 0;
+	}
+	return decode(path, buf, len, ret, err);
+}
+
+int
+state_write(struct state_store *s, const char *session,
+    const struct state_value *v, struct bx_error *err)
+{
+	struct state_writer w;
+	char name[BX_ID_MAX + sizeof(".json")], buf[64];
+	int len;
+
+	if (bx_session_id_check(session, err) == -1)
+		return -1;
+	snprintf(name, sizeof(name), "%s.json", session);
+	len = snprintf(buf, sizeof(buf), "{\"taint\":\"%s\",\"untrusted\":%s}",
+	    bx_class_name(v->taint), v->untrusted ? "true" : "false");
+	pthread_mutex_lock(&s->ss_lock);
+	w = s->ss_writer;
+	pthread_mutex_unlock(&s->ss_lock);
+	return w.write(w.ctx, s->ss_dir, name, buf, (size_t)len, err);
+}
+
+struct state_value
+state_raise(struct state_value v, enum bx_class result_class, bool untrusted)
+{
+	v.taint = bx_class_max(v.taint, result_class);
+	v.untrusted = v.untrusted || untrusted;
+	return v;
+}
+
+/* Whether a call holds session; the caller has ss_lock. */
+static int
+held(struct state_store *s, const char *session)
+{
+	struct state_hold *h;
+
+	for (h = s->ss_holds; h != NULL; h = h->sh_next)
+		if (strcmp(h->sh_session, session) == 0)
+			return 1;
+	return 0;
+}
+
+void
+state_hold(struct state_store *s, struct state_hold *h, const char *session)
+{
+	snprintf(h->sh_session, sizeof(h->sh_session), "%s", session);
+	pthread_mutex_lock(&s->ss_lock);
+	while (held(s, h->sh_session))
+		pthread_cond_wait(&s->ss_released, &s->ss_lock);
+	h->sh_held = true;
+	h->sh_next = s->ss_holds;
+	s->ss_holds = h;
+	pthread_mutex_unlock(&s->ss_lock);
+}
+
+void
+state_release(struct state_store *s, struct state_hold *h)
+{
+	struct state_hold **p;
+
+	if (h == NULL || !h->sh_held)
+		return;
+	pthread_mutex_lock(&s->ss_lock);
+	for (p = &s->ss_holds; *p != NULL; p = &(*p)->sh_next)
+		if (*p == h) {
+			*p = h->sh_next;
+			break;
+		}
+	h->sh_held = false;
+	pthread_cond_broadcast(&s->ss_released);
+	pthread_mutex_unlock(&s->ss_lock);
+}
