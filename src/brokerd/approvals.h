@@ -1,0 +1,117 @@
+/*
+ * approvals.h: the table of pending approvals (design section 6). In memory
+ * only: after a restart there are none.
+ *
+ * The broker thread that owns an ask call adds an entry and waits on it. The
+ * answer comes from another thread: approve or refuse from admin.sock, expiry
+ * from serve's once-a-second thread, or the broker thread itself finding its
+ * loopd connection gone. The broker thread then writes the Approval record
+ * and posts the recorded outcome, which is what an approve answers with.
+ *
+ * approvals_new allocates the table and approvals_free frees it (NULL is
+ * allowed); entries are allocated by approvals_add and freed by the table
+ * once both the broker thread (approvals_finish) and any admin thread waiting
+ * on them are done. Every function is safe to call from several threads.
+ */
+#ifndef BROKERD_APPROVALS_H
+#define BROKERD_APPROVALS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/error.h"
+#include "proto/types.h"
+
+/* At most this many calls wait for approval at once (one per connection). */
+#define APPROVALS_MAX		1024
+/* How often a waiting call checks that its loopd connection is still open. */
+#define APPROVALS_WATCH_MS	100
+
+enum approvals_answer {
+	APPROVALS_PENDING,
+	APPROVALS_APPROVED,
+	APPROVALS_REFUSED,
+	APPROVALS_EXPIRED,
+	APPROVALS_ABANDONED,	/* the loopd connection closed, or brokerd stops */
+	APPROVALS_MAX_ANSWER
+};
+
+/* One pending approval as approvals {} lists it (PendingApproval). */
+struct approvals_item {
+	uint64_t	 approval;	/* seq of the call's Decision record */
+	char		 session[BX_ID_MAX + 1];
+	char		 call[BX_ID_MAX + 1];
+	enum bx_tool	 tool;
+	char		*arguments;	/* owned by the item */
+	char		 grant[BX_ID_MAX + 1];
+	enum bx_class	 taint;
+	int64_t		 created;	/* ms since the epoch */
+	int64_t		 expires;
+};
+
+struct approvals;
+struct approval;
+
+struct approvals	*approvals_new(void);
+void			 approvals_free(struct approvals *);
+
+/*
+ * The expiry of a new approval: now + ttl_ms, or the grant's expires if that
+ * is earlier.
+ */
+int64_t	approvals_expiry(int64_t now_ms, int64_t ttl_ms, int64_t grant_expires);
+
+/*
+ * Adds a pending entry, copying item. Fails if the approval id is already
+ * pending or APPROVALS_MAX are.
+ */
+struct approval	*approvals_add(struct approvals *, const struct approvals_item *,
+		    struct bx_error *);
+
+/*
+ * Waits until the entry is answered. While it is pending, gone(ctx) is asked
+ * every APPROVALS_WATCH_MS (gone may be NULL); when it says true the entry is
+ * removed and the answer is APPROVALS_ABANDONED. *ret_reason is the owner's
+ * refusal text or NULL, valid until approvals_finish.
+ */
+enum approvals_answer	approvals_wait(struct approvals *, struct approval *,
+			    bool (*gone)(void *), void *ctx,
+			    const char **ret_reason);
+
+/*
+ * The broker thread is done with the entry: outcome is what it recorded for
+ * the answer (an approve's re-decision), handed to the admin thread that
+ * answered. The entry must not be used afterwards.
+ */
+void	approvals_finish(struct approvals *, struct approval *,
+	    const struct bx_outcome *outcome);
+
+/*
+ * Answers a pending approval with APPROVALS_APPROVED or APPROVALS_REFUSED
+ * (reason: the refusal text or NULL; the caller keeps it until this returns)
+ * and waits until the broker thread has recorded it; *ret is the outcome it
+ * recorded. Fails if no entry with that id is pending: unknown, or answered.
+ */
+int	approvals_answer(struct approvals *, uint64_t approval,
+	    enum approvals_answer, const char *reason, struct bx_outcome *ret,
+	    struct bx_error *);
+
+/* Marks every entry whose expires <= now_ms as expired; returns how many. */
+size_t	approvals_expire(struct approvals *, int64_t now_ms);
+
+/* Marks every pending entry abandoned, so that brokerd can stop. */
+void	approvals_abandon_all(struct approvals *);
+
+/*
+ * Copies the pending entries, oldest first, into a new array *ret of *ret_n
+ * items (NULL when none); approvals_items_free frees it.
+ */
+int	approvals_list(struct approvals *, struct approvals_item **ret,
+	    size_t *ret_n, struct bx_error *);
+void	approvals_items_free(struct approvals_item *, size_t);
+
+/* How many entries are pending. */
+size_t	approvals_pending(struct approvals *);
+
+#endif
