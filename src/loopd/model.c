@@ -1,0 +1,239 @@
+/*
+ * model.c: one model step over HTTP with libcurl. Each request uses its
+ * own easy handle, so several turns may call the model at once; sizes are
+ * bounded both ways (MODEL_MAX_REQUEST, MODEL_MAX_RESPONSE), redirects are
+ * not followed, and the whole request is bounded by timeout_s.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "loopd/model.h"
+
+#define COMPLETIONS_PATH	"/v1/chat/completions"
+
+struct model_client {
+	char				*mc_url;	/* the full endpoint */
+	char				*mc_model;
+	long				 mc_timeout_s;
+	const volatile sig_atomic_t	*mc_cancel;
+};
+
+struct body {
+	char	*data;
+	size_t	 len;
+	bool	 too_large;
+};
+
+int
+model_client_new(const char *base_url, const char *model, int timeout_s,
+    const volatile sig_atomic_t *cancel, struct model_client **ret,
+    struct bx_error *err)
+{
+	struct model_client *mc;
+	size_t len = strlen(base_url);
+
+	if (len == 0 || len > MODEL_MAX_URL)
+		return bx_fail(err, "model url must be 1 to %d bytes",
+		    MODEL_MAX_URL);
+	if (strncmp(base_url, "http://", 7) != 0 &&
+	    strncmp(base_url, "https://", 8) != 0)
+		return bx_fail(err, "model url \"%s\" must start with http:// "
+		    "or https://", base_url);
+	if (timeout_s < 1)
+		return bx_fail(err, "model timeout_s must be at least 1");
+	while (len > 0 && base_url[len - 1] == '/')
+		len--;
+	if ((mc = calloc(1, sizeof(*mc))) == NULL ||
+	    (mc->mc_url = malloc(len + sizeof(COMPLETIONS_PATH))) == NULL ||
+	    (mc->mc_model = strdup(model)) == NULL) {
+		model_client_free(mc);
+		return bx_fail(err, "out of memory");
+	}
+	memcpy(mc->mc_url, base_url, len);
+	memcpy(mc->mc_url + len, COMPLETIONS_PATH, sizeof(COMPLETIONS_PATH));
+	mc->mc_timeout_s = timeout_s;
+	mc->mc_cancel = cancel;
+	*ret = mc;
+	return 0;
+}
+
+void
+model_client_free(struct model_client *mc)
+{
+	if (mc == NULL)
+		return;
+	free(mc->mc_url);
+	free(mc->mc_model);
+	free(mc);
+}
+
+json_t *
+model_request(const struct model_client *mc, const json_t *messages,
+    const json_t *tools)
+{
+	return json_pack("{s:s, s:O, s:O, s:s, s:b}",
+	    "model", mc->mc_model,
+	    "messages", messages,
+	    "tools", tools,
+	    "tool_choice", "auto",
+	    "stream", 0);
+}
+
+static size_t
+collect(char *ptr, size_t size, size_t n, void *arg)
+{
+	struct body *b = arg;
+	size_t add = size * n;
+	char *grown;
+
+	if (b->len + add > MODEL_MAX_RESPONSE) {
+		b->too_large = true;
+		return 0;
+	}
+	if ((grown = realloc(b->data, b->len + add + 1)) == NULL)
+		return 0;
+	memcpy(grown + b->len, ptr, add);
+	b->len += add;
+	grown[b->len] = '\0';
+	b->data = grown;
+	return add;
+}
+
+static int
+progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+    curl_off_t ulnow)
+{
+	const struct model_client *mc = arg;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return mc->mc_cancel != NULL && *mc->mc_cancel != 0;
+}
+
+/* An HTTP error: the server's own message when it sent one, else a quote. */
+static int
+http_error(const struct model_client *mc, long status, const struct body *b,
+    struct bx_error *err)
+{
+	json_t *root, *msg;
+	int r;
+
+	root = b->data == NULL ? NULL : json_loadb(b->data, b->len, 0, NULL);
+	msg = json_object_get(json_object_get(root, "error"), "message");
+	if (json_is_string(msg))
+		r = bx_fail(err, "the model server %s answered HTTP %ld: %.*s",
+		    mc->mc_url, status, MODEL_ERROR_QUOTE,
+		    json_string_value(msg));
+	else
+		r = bx_fail(err, "the model server %s answered HTTP %ld: %.*s",
+		    mc->mc_url, status, MODEL_ERROR_QUOTE,
+		    b->data == NULL ? "(no body)" : b->data);
+	json_decref(root);
+	return r;
+}
+
+static int
+transfer_error(const struct model_client *mc, CURLcode rc,
+    const struct body *b, const char *detail, struct bx_error *err)
+{
+	if (b->too_large)
+		return bx_fail(err, "the model server's reply is larger than "
+		    "%d bytes", MODEL_MAX_RESPONSE);
+	if (rc == CURLE_OPERATION_TIMEDOUT)
+		return bx_fail(err, "the model server %s did not answer within "
+		    "%ld s", mc->mc_url, mc->mc_timeout_s);
+	if (rc == CURLE_ABORTED_BY_CALLBACK)
+		return bx_fail(err, "the model request was cancelled: loopd "
+		    "is stopping");
+	return bx_fail(err, "the model server %s could not be reached: %s",
+	    mc->mc_url, detail[0] != '\0' ? detail : curl_easy_strerror(rc));
+}
+
+static int
+perform(struct model_client *mc, const char *req, struct body *b,
+    long *ret_status, struct bx_error *err)
+{
+	char detail[CURL_ERROR_SIZE] = "";
+	struct curl_slist *headers = NULL, *h;
+	CURLcode rc;
+	CURL *c;
+
+	if ((c = curl_easy_init()) == NULL)
+		return bx_fail(err, "libcurl could not start a request");
+	h = curl_slist_append(NULL, "Content-Type: application/json");
+	if (h != NULL)
+		headers = curl_slist_append(h, "Expect:");
+	if (headers == NULL) {
+		curl_slist_free_all(h);
+		curl_easy_cleanup(c);
+		return bx_fail(err, "out of memory");
+	}
+	curl_easy_setopt(c, CURLOPT_URL, mc->mc_url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, mc->mc_timeout_s);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, req);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+	    (curl_off_t)strlen(req));
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, b);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, mc);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
+	rc = curl_easy_perform(c);
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, ret_status);
+	curl_slist_free_all(headers);
+	curl_easy_cleanup(c);
+	if (rc != CURLE_OK)
+		return transfer_error(mc, rc, b, detail, err);
+	return 0;
+}
+
+int
+model_complete(struct model_client *mc, const json_t *messages,
+    const json_t *tools, struct model_reply **ret, struct bx_error *err)
+{
+	struct body b = { NULL, 0, false };
+	json_t *req;
+	char *text;
+	long status = 0;
+	int r = -1;
+
+	if ((req = model_request(mc, messages, tools)) == NULL)
+		return bx_fail(err, "cannot build the model request");
+	text = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	if (text == NULL)
+		return bx_fail(err, "cannot build the model request");
+	if (strlen(text) > MODEL_MAX_REQUEST) {
+		bx_fail(err, "the model request would be %zu bytes, over the "
+		    "limit of %d: the session is too long", strlen(text),
+		    MODEL_MAX_REQUEST);
+		goto out;
+	}
+	if (perform(mc, text, &b, &status, err) == -1)
+		goto out;
+	if (status != 200) {
+		http_error(mc, status, &b, err);
+		goto out;
+	}
+	if (b.data == NULL) {
+		bx_fail(err, "the model server %s sent an empty reply",
+		    mc->mc_url);
+		goto out;
+	}
+	r = model_reply_parse(b.data, b.len, ret, err);
+out:
+	free(text);
+	free(b.data);
+	return r;
+}

@@ -1,0 +1,78 @@
+/*
+ * model.h: loopd's client for llama-server's OpenAI-compatible
+ * POST /v1/chat/completions (non-streaming, tools as function schemas,
+ * tool_choice "auto"), over libcurl.
+ *
+ * The client is strict about sizes and tolerant about shape: it accepts
+ * what a real llama-server sends (arguments as a JSON string, content null
+ * beside tool calls, finish_reason tool_calls or stop, fields it does not
+ * know) and turns everything else (HTTP errors, timeouts, a body that is
+ * not JSON, no choices) into an error message a person can act on.
+ *
+ * Ownership: model_client_new() allocates the client, model_client_free()
+ * frees it (NULL allowed). model_complete() and model_reply_parse()
+ * allocate *ret, freed with model_reply_free() (NULL allowed); every string
+ * in a reply belongs to it. The caller keeps its messages and tools.
+ * curl_global_init() must have been called once by the program.
+ */
+#ifndef LOOPD_MODEL_H
+#define LOOPD_MODEL_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "proto/error.h"
+
+/* The request loopd sends, the whole conversation included. */
+#define MODEL_MAX_REQUEST	(8 * 1024 * 1024)
+/* The body loopd accepts back; a longer one ends the step. */
+#define MODEL_MAX_RESPONSE	(4 * 1024 * 1024)
+/* Tool calls in one reply. */
+#define MODEL_MAX_CALLS		32
+/* The base URL in loopd.toml. */
+#define MODEL_MAX_URL		2048
+/* How much of an error body is quoted in a message. */
+#define MODEL_ERROR_QUOTE	200
+
+struct model_client;
+
+struct model_call {
+	char	*mc_id;		/* as the model sent it; NULL if it sent none */
+	char	*mc_name;
+	char	*mc_arguments;	/* JSON text; an object sent as such is dumped */
+};
+
+struct model_reply {
+	char			*mr_content;	/* NULL when null or absent */
+	char			*mr_finish;	/* NULL when absent */
+	struct model_call	*mr_calls;
+	size_t			 mr_ncalls;
+};
+
+/*
+ * base_url is llama-server's base ("http://127.0.0.1:8080"); model is the
+ * name sent in every request; timeout_s bounds each whole request. When
+ * cancel is not NULL and becomes non-zero, a request in flight ends.
+ */
+int	model_client_new(const char *base_url, const char *model,
+	    int timeout_s, const volatile sig_atomic_t *cancel,
+	    struct model_client **ret, struct bx_error *err);
+void	model_client_free(struct model_client *);
+
+/* The request body for messages and tools. New reference, or NULL. */
+json_t	*model_request(const struct model_client *, const json_t *messages,
+	    const json_t *tools);
+
+/* One step: sends messages with tools, parses the reply. */
+int	model_complete(struct model_client *, const json_t *messages,
+	    const json_t *tools, struct model_reply **ret,
+	    struct bx_error *err);
+
+/* Parses a chat.completion body (len bytes). */
+int	model_reply_parse(const char *body, size_t len,
+	    struct model_reply **ret, struct bx_error *err);
+void	model_reply_free(struct model_reply *);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * model_reply.c: reading a chat.completion body into a struct model_reply.
+ * Tolerant of what llama-server adds (unknown fields are ignored) and of
+ * the two ways arguments arrive (a JSON string, as llama-server sends
+ * them, or an object); every other surprise is an error naming the field.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "loopd/model.h"
+
+static char *
+dup_or_null(const char *s)
+{
+	return s == NULL ? NULL : strdup(s);
+}
+
+void
+model_reply_free(struct model_reply *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->mr_ncalls; i++) {
+		free(r->mr_calls[i].mc_id);
+		free(r->mr_calls[i].mc_name);
+		free(r->mr_calls[i].mc_arguments);
+	}
+	free(r->mr_calls);
+	free(r->mr_content);
+	free(r->mr_finish);
+	free(r);
+}
+
+static int
+parse_call(const json_t *tc, size_t i, struct model_call *mc,
+    struct bx_error *err)
+{
+	json_t *fn, *name, *args, *id;
+
+	fn = json_object_get(tc, "function");
+	if (!json_is_object(fn))
+		return bx_fail(err, "the model's reply: tool_calls[%zu] has no "
+		    "\"function\" object", i);
+	name = json_object_get(fn, "name");
+	if (!json_is_string(name) || json_string_length(name) == 0)
+		return bx_fail(err, "the model's reply: tool_calls[%zu].function"
+		    " has no \"name\" string", i);
+	args = json_object_get(fn, "arguments");
+	if (args == NULL || json_is_null(args))
+		mc->mc_arguments = strdup("{}");
+	else if (json_is_string(args))
+		mc->mc_arguments = strdup(json_string_value(args));
+	else if (json_is_object(args))
+		mc->mc_arguments = json_dumps(args,
+		    JSON_COMPACT | JSON_PRESERVE_ORDER);
+	else
+		return bx_fail(err, "the model's reply: tool_calls[%zu].function"
+		    ".arguments is neither a string nor an object", i);
+	id = json_object_get(tc, "id");
+	mc->mc_id = dup_or_null(json_string_value(id));
+	mc->mc_name = strdup(json_string_value(name));
+	if (mc->mc_arguments == NULL || mc->mc_name == NULL ||
+	    (json_is_string(id) && mc->mc_id == NULL))
+		return bx_fail(err, "out of memory");
+	return 0;
+}
+
+static int
+parse_message(const json_t *msg, const json_t *finish, struct model_reply *r,
+    struct bx_error *err)
+{
+	json_t *content, *calls, *tc;
+	size_t i;
+
+	content = json_object_get(msg, "content");
+	if (content != NULL && !json_is_null(content) &&
+	    !json_is_string(content))
+		return bx_fail(err, "the model's reply: message.content is "
+		    "neither a string nor null");
+	if (json_is_string(content) &&
+	    (r->mr_content = strdup(json_string_value(content))) == NULL)
+		return bx_fail(err, "out of memory");
+	if (json_is_string(finish) &&
+	    (r->mr_finish = strdup(json_string_value(finish))) == NULL)
+		return bx_fail(err, "out of memory");
+	calls = json_object_get(msg, "tool_calls");
+	if (calls == NULL || json_is_null(calls))
+		return 0;
+	if (!json_is_array(calls))
+		return bx_fail(err, "the model's reply: message.tool_calls is "
+		    "not an array");
+	if (json_array_size(calls) > MODEL_MAX_CALLS)
+		return bx_fail(err, "the model's reply has %zu tool calls; at "
+		    "most %d are taken in one step", json_array_size(calls),
+		    MODEL_MAX_CALLS);
+	if (json_array_size(calls) == 0)
+		return 0;
+	r->mr_calls = calloc(json_array_size(calls), sizeof(*r->mr_calls));
+	if (r->mr_calls == NULL)
+		return bx_fail(err, "out of memory");
+	json_array_foreach(calls, i, tc) {
+		r->mr_ncalls = i + 1;
+		if (parse_call(tc, i, &r->mr_calls[i], err) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+int
+model_reply_parse(const char *body, size_t len, struct model_reply **ret,
+    struct bx_error *err)
+{
+	struct model_reply *r = NULL;
+	json_t *root, *choices, *choice, *msg;
+	json_error_t jerr;
+	int status = -1;
+
+	root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL)
+		return bx_fail(err, "the model's reply is not JSON (%s, at "
+		    "byte %d)", jerr.text, jerr.position);
+	if (!json_is_object(root)) {
+		bx_fail(err, "the model's reply is not a JSON object");
+		goto out;
+	}
+	choices = json_object_get(root, "choices");
+	if (!json_is_array(choices) || json_array_size(choices) == 0) {
+		bx_fail(err, "the model's reply has no choices");
+		goto out;
+	}
+	choice = json_array_get(choices, 0);
+	msg = json_object_get(choice, "message");
+	if (!json_is_object(msg)) {
+		bx_fail(err, "the model's reply: choices[0] has no message");
+		goto out;
+	}
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		bx_fail(err, "out of memory");
+		goto out;
+	}
+	if (parse_message(msg, json_object_get(choice, "finish_reason"), r,
+	    err) == -1)
+		goto out;
+	*ret = r;
+	r = NULL;
+	status = 0;
+out:
+	model_reply_free(r);
+	json_decref(root);
+	return status;
+}

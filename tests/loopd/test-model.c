@@ -1,0 +1,309 @@
+/*
+ * test-model.c: the model client against the fake llama-server: what it
+ * sends, what it accepts from a real llama-server's replies, and the clear
+ * error it gives for each way a reply goes wrong.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <curl/curl.h>
+
+#include "fake_llama.h"
+#include "loopd/model.h"
+
+struct fixture {
+	struct fake_llama	*fl;
+	struct model_client	*mc;
+	json_t			*messages;
+	json_t			*tools;
+};
+
+static void
+setup(struct fixture *f, const char *script, int timeout_s)
+{
+	struct fake_llama_opts opts = { .script = script };
+	struct bx_error err;
+	char url[64];
+
+	memset(f, 0, sizeof(*f));
+	if (fake_llama_start(&opts, &f->fl, &err) == -1)
+		fail_msg("%s", err.msg);
+	fake_llama_url(f->fl, url, sizeof(url));
+	/* A trailing slash is allowed and ignored. */
+	strcat(url, "/");
+	if (model_client_new(url, "test-model", timeout_s, NULL, &f->mc,
+	    &err) == -1)
+		fail_msg("%s", err.msg);
+	f->messages = json_pack("[{s:s, s:s}]", "role", "user", "content",
+	    "hello");
+	f->tools = json_pack("[{s:s, s:{s:s, s:s, s:{s:s}}}]", "type",
+	    "function", "function", "name", "clock", "description", "time",
+	    "parameters", "type", "object");
+}
+
+static void
+teardown(struct fixture *f)
+{
+	fake_llama_stop(f->fl);
+	model_client_free(f->mc);
+	json_decref(f->messages);
+	json_decref(f->tools);
+}
+
+/* Runs one step expecting failure; returns the message. */
+static const char *
+fails(struct fixture *f, struct bx_error *err)
+{
+	struct model_reply *r = NULL;
+
+	assert_int_equal(model_complete(f->mc, f->messages, f->tools, &r, err),
+	    -1);
+	assert_null(r);
+	return err->msg;
+}
+
+static void
+test_request_shape(void **state)
+{
+	struct model_reply *r = NULL;
+	struct fixture f;
+	struct bx_error err;
+	json_t *req;
+	char *body;
+
+	(void)state;
+	setup(&f, "[{\"text\":\"hi there\"}]", 30);
+	assert_int_equal(model_complete(f.mc, f.messages, f.tools, &r, &err),
+	    0);
+	assert_string_equal(r->mr_content, "hi there");
+	assert_string_equal(r->mr_finish, "stop");
+	assert_int_equal(r->mr_ncalls, 0);
+	model_reply_free(r);
+	body = fake_llama_request(f.fl, 0);
+	req = json_loads(body, JSON_REJECT_DUPLICATES, NULL);
+	assert_non_null(req);
+	assert_string_equal(json_string_value(json_object_get(req, "model")),
+	    "test-model");
+	assert_string_equal(json_string_value(json_object_get(req,
+	    "tool_choice")), "auto");
+	assert_true(json_is_false(json_object_get(req, "stream")));
+	assert_true(json_equal(json_object_get(req, "messages"), f.messages));
+	assert_true(json_equal(json_object_get(req, "tools"), f.tools));
+	json_decref(req);
+	free(body);
+	teardown(&f);
+}
+
+static void
+test_tool_calls_as_llama_sends_them(void **state)
+{
+	struct model_reply *r = NULL;
+	struct fixture f;
+	struct bx_error err;
+
+	(void)state;
+	setup(&f, "[{\"tool_calls\":[{\"name\":\"clock\",\"arguments\":{}},"
+	    "{\"name\":\"call_tool\",\"id\":\"abc\",\"arguments\":"
+	    "\"{\\\"name\\\":\\\"read_file\\\"}\"}]}]", 30);
+	assert_int_equal(model_complete(f.mc, f.messages, f.tools, &r, &err),
+	    0);
+	assert_null(r->mr_content);
+	assert_string_equal(r->mr_finish, "tool_calls");
+	assert_int_equal(r->mr_ncalls, 2);
+	assert_string_equal(r->mr_calls[0].mc_name, "clock");
+	assert_string_equal(r->mr_calls[0].mc_arguments, "{}");
+	assert_non_null(r->mr_calls[0].mc_id);
+	assert_string_equal(r->mr_calls[1].mc_id, "abc");
+	assert_string_equal(r->mr_calls[1].mc_arguments,
+	    "{\"name\":\"read_file\"}");
+	model_reply_free(r);
+	teardown(&f);
+}
+
+static void
+test_reply_variants(void **state)
+{
+	struct model_reply *r = NULL;
+	struct bx_error err;
+	const char *body;
+
+	(void)state;
+	/* Arguments as an object, content beside tool calls, extra fields. */
+	body = "{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":"
+	    "\"let me look\",\"reasoning_content\":\"hm\",\"tool_calls\":[{"
+	    "\"function\":{\"name\":\"clock\",\"arguments\":{\"a\":1}},"
+	    "\"extra\":[1,2]}]},\"finish_reason\":\"tool_calls\",\"logprobs\""
+	    ":null}],\"new_field\":{}}";
+	assert_int_equal(model_reply_parse(body, strlen(body), &r, &err), 0);
+	assert_string_equal(r->mr_content, "let me look");
+	assert_null(r->mr_calls[0].mc_id);
+	assert_string_equal(r->mr_calls[0].mc_arguments, "{\"a\":1}");
+	model_reply_free(r);
+	r = NULL;
+	/* No finish_reason, no arguments, tool_calls null. */
+	body = "{\"choices\":[{\"message\":{\"content\":null,\"tool_calls\":"
+	    "null}}]}";
+	assert_int_equal(model_reply_parse(body, strlen(body), &r, &err), 0);
+	assert_null(r->mr_content);
+	assert_null(r->mr_finish);
+	assert_int_equal(r->mr_ncalls, 0);
+	model_reply_free(r);
+}
+
+static void
+test_reply_refusals(void **state)
+{
+	static const struct {
+		const char	*body;
+		const char	*says;
+	} cases[] = {
+		{ "[]", "not a JSON object" },
+		{ "{\"choices\":[]}", "no choices" },
+		{ "{\"choices\":{}}", "no choices" },
+		{ "{\"choices\":[{}]}", "has no message" },
+		{ "{\"choices\":[{\"message\":{\"content\":5}}]}",
+		    "message.content" },
+		{ "{\"choices\":[{\"message\":{\"tool_calls\":{}}}]}",
+		    "not an array" },
+		{ "{\"choices\":[{\"message\":{\"tool_calls\":[{}]}}]}",
+		    "tool_calls[0] has no \"function\"" },
+		{ "{\"choices\":[{\"message\":{\"tool_calls\":[{\"function\":"
+		    "{\"name\":\"\"}}]}}]}", "no \"name\"" },
+		{ "{\"choices\":[{\"message\":{\"tool_calls\":[{\"function\":"
+		    "{\"name\":\"a\",\"arguments\":[1]}}]}}]}",
+		    "neither a string nor an object" },
+		{ "{\"a\":1,\"a\":2}", "not JSON" },
+	};
+	struct model_reply *r = NULL;
+	struct bx_error err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(model_reply_parse(cases[i].body,
+		    strlen(cases[i].body), &r, &err), -1);
+		assert_null(r);
+		if (strstr(err.msg, cases[i].says) == NULL)
+			fail_msg("%s: \"%s\" lacks \"%s\"", cases[i].body,
+			    err.msg, cases[i].says);
+	}
+}
+
+static void
+test_http_errors(void **state)
+{
+	struct fixture f;
+	struct bx_error err;
+
+	(void)state;
+	setup(&f, "[{\"status\":500,\"body\":\"{\\\"error\\\":{\\\"code\\\":500,"
+	    "\\\"message\\\":\\\"context full\\\"}}\"},"
+	    "{\"status\":503,\"body\":\"Loading model\"},"
+	    "{\"body\":\"<html>not json</html>\"},"
+	    "{\"response\":{\"choices\":[],\"object\":\"chat.completion\"}},"
+	    "{\"hangup\":true},"
+	    "{\"body\":\"\"}]", 30);
+	assert_non_null(strstr(fails(&f, &err), "HTTP 500: context full"));
+	assert_non_null(strstr(fails(&f, &err), "HTTP 503: Loading model"));
+	assert_non_null(strstr(fails(&f, &err), "not JSON"));
+	assert_non_null(strstr(fails(&f, &err), "no choices"));
+	assert_non_null(strstr(fails(&f, &err), "could not be reached"));
+	assert_non_null(strstr(fails(&f, &err), "empty reply"));
+	assert_int_equal(fake_llama_request_count(f.fl), 6);
+	teardown(&f);
+}
+
+static void
+test_timeout(void **state)
+{
+	struct fixture f;
+	struct bx_error err;
+
+	(void)state;
+	setup(&f, "[{\"delay_ms\":4000,\"text\":\"late\"}]", 1);
+	assert_non_null(strstr(fails(&f, &err), "did not answer within 1 s"));
+	teardown(&f);
+}
+
+static void
+test_size_limits(void **state)
+{
+	struct fixture f;
+	struct bx_error err;
+	json_t *script;
+	char *big, *text;
+
+	(void)state;
+	big = malloc(MODEL_MAX_REQUEST + 2);
+	assert_non_null(big);
+	memset(big, 'x', MODEL_MAX_REQUEST + 1);
+	big[MODEL_MAX_RESPONSE + 1] = '\0';
+	script = json_pack("[{s:s}]", "text", big);
+	text = json_dumps(script, JSON_COMPACT);
+	setup(&f, text, 30);
+	assert_non_null(strstr(fails(&f, &err), "larger than"));
+	assert_int_equal(fake_llama_request_count(f.fl), 1);
+
+	/* A request over the limit is refused before it is sent. */
+	json_decref(f.messages);
+	big[MODEL_MAX_RESPONSE + 1] = 'x';
+	big[MODEL_MAX_REQUEST] = '\0';
+	f.messages = json_pack("[{s:s, s:s}]", "role", "user", "content", big);
+	assert_non_null(strstr(fails(&f, &err), "too long"));
+	assert_int_equal(fake_llama_request_count(f.fl), 1);
+	teardown(&f);
+	json_decref(script);
+	free(text);
+	free(big);
+}
+
+static void
+test_unreachable_and_bad_config(void **state)
+{
+	struct model_client *mc = NULL;
+	struct model_reply *r = NULL;
+	struct fixture f;
+	struct bx_error err;
+	char url[64];
+
+	(void)state;
+	setup(&f, "[]", 30);
+	fake_llama_url(f.fl, url, sizeof(url));
+	fake_llama_stop(f.fl);
+	f.fl = NULL;
+	model_client_free(f.mc);
+	assert_int_equal(model_client_new(url, "m", 5, NULL, &f.mc, &err), 0);
+	assert_int_equal(model_complete(f.mc, f.messages, f.tools, &r, &err),
+	    -1);
+	assert_non_null(strstr(err.msg, "could not be reached"));
+	teardown(&f);
+
+	assert_int_equal(model_client_new("ftp://x", "m", 5, NULL, &mc, &err),
+	    -1);
+	assert_non_null(strstr(err.msg, "http://"));
+	assert_int_equal(model_client_new("http://x", "m", 0, NULL, &mc, &err),
+	    -1);
+	assert_null(mc);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_request_shape),
+		cmocka_unit_test(test_tool_calls_as_llama_sends_them),
+		cmocka_unit_test(test_reply_variants),
+		cmocka_unit_test(test_reply_refusals),
+		cmocka_unit_test(test_http_errors),
+		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_size_limits),
+		cmocka_unit_test(test_unreachable_and_bad_config),
+	};
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
