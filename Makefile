@@ -18,6 +18,7 @@ all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 	@for p in brokerd loopd bxctl; do ln -sf src/$$p/$$p $(BUILD)/$$p; done
 	@ln -sf tests/fake-llama/fake-llama $(BUILD)/fake-llama
+	@ln -sf src/toml/toml-decoder $(BUILD)/toml-decoder
 
 deps:
 	@scripts/install-deps.sh --check 2>/dev/null || scripts/install-deps.sh

@@ -139,8 +139,8 @@ grow(struct toml_doc *doc, void **items, size_t *cap, size_t len, size_t size)
 }
 
 int
-toml_entry_add(struct toml_doc *doc, struct toml_table *t, const char *key,
-    size_t keylen, int line, int column, struct toml_value *value)
+toml_entry_add(struct toml_doc *doc, struct toml_table *t,
+    const struct toml_keypart *part, struct toml_value *value)
 {
 	struct toml_entry *e;
 	void *items = t->t_entries;
@@ -151,11 +151,10 @@ toml_entry_add(struct toml_doc *doc, struct toml_table *t, const char *key,
 		t->t_entries = items;
 	}
 	e = &t->t_entries[t->t_len];
-	if ((e->e_key = toml_strndup(doc, key, keylen)) == NULL)
-		return -1;
-	e->e_keylen = keylen;
-	e->e_line = line;
-	e->e_column = column;
+	e->e_key = part->k_s;
+	e->e_keylen = part->k_len;
+	e->e_line = part->k_line;
+	e->e_column = part->k_column;
 	e->e_value = value;
 	t->t_len++;
 	if (t->t_len < TOML_INDEX_MIN)

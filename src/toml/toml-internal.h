@@ -72,6 +72,24 @@ struct toml_value {
 	} v_u;
 };
 
+/*
+ * A dotted key as parsed: its parts (arena strings) with their positions.
+ * A key of more parts would nest deeper than TOML_MAX_DEPTH anyway.
+ */
+#define TOML_KEY_MAX_PARTS	(TOML_MAX_DEPTH + 1)
+
+struct toml_keypart {
+	char		*k_s;		/* NUL-terminated, may hold NUL */
+	size_t		 k_len;
+	int		 k_line;
+	int		 k_column;
+};
+
+struct toml_key {
+	struct toml_keypart	 k_parts[TOML_KEY_MAX_PARTS];
+	int			 k_n;
+};
+
 struct toml_chunk;
 
 struct toml_doc {
@@ -84,6 +102,13 @@ struct toml_doc {
 void		*toml_alloc(struct toml_doc *doc, size_t size);
 char		*toml_strndup(struct toml_doc *doc, const char *s, size_t len);
 void		 toml_arena_free(struct toml_doc *doc);
+
+/* utf8.c: -1 and the offset of the first invalid byte, or 0. */
+int	toml_utf8_validate(const char *buf, size_t len, size_t *bad_offset);
+/* True for Unicode scalar values (no surrogates, at most U+10FFFF). */
+int	toml_is_scalar(unsigned long cp);
+/* Writes scalar cp as UTF-8 to out; returns the length, 1 to 4. */
+size_t	toml_utf8_encode(unsigned long cp, char out[4]);
 
 /* node.c: building the tree. Each returns NULL only when out of memory. */
 struct toml_value	*toml_new_value(struct toml_doc *doc, enum toml_type type,
@@ -99,12 +124,12 @@ struct toml_value	*toml_new_array(struct toml_doc *doc, int depth, int line,
 struct toml_entry	*toml_entry_find(const struct toml_table *t,
 			    const char *key, size_t keylen);
 /*
- * Appends key -> value; the caller has checked that key is absent.
+ * Appends part -> value; the caller has checked that the key is absent.
+ * The table keeps the part's string, which must live in doc's arena.
  * Returns 0, or -1 when out of memory.
  */
 int	toml_entry_add(struct toml_doc *doc, struct toml_table *t,
-	    const char *key, size_t keylen, int line, int column,
-	    struct toml_value *value);
+	    const struct toml_keypart *part, struct toml_value *value);
 int	toml_array_push(struct toml_doc *doc, struct toml_array *a,
 	    struct toml_value *value);
 

@@ -1,0 +1,209 @@
+/*
+ * string.c: the four TOML string forms: basic "..." with escapes, literal
+ * '...', and their multi-line """...""" and '''...''' forms. The result is
+ * built in the lexer's scratch buffer and copied to the document's arena.
+ */
+#include <string.h>
+
+#include "toml/grammar.h"
+
+static int
+hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* After "\u" or "\U": ndigits hex digits naming a Unicode scalar value. */
+static int
+unicode_escape(struct toml_lexer *lx, int ndigits)
+{
+	unsigned long cp = 0;
+	int i, d;
+
+	for (i = 0; i < ndigits; i++) {
+		if ((d = hex_digit(toml_lex_peek(lx, (size_t)i))) == -1)
+			return toml_lex_fail(lx, "\\%c escape needs %d hex "
+			    "digits", ndigits == 4 ? 'u' : 'U', ndigits);
+		cp = cp * 16 + (unsigned long)d;
+	}
+	if (!toml_is_scalar(cp))
+		return toml_lex_fail(lx, "\\%c%.*s is not a Unicode scalar "
+		    "value", ndigits == 4 ? 'u' : 'U', ndigits, lx->lx_p);
+	lx->lx_p += ndigits;
+	return toml_scratch_add_utf8(lx, cp);
+}
+
+/*
+ * In a multi-line basic string, a backslash at the end of a line removes
+ * it and all whitespace and newlines after it. The cursor is after the
+ * backslash; returns 1 if it was such a line ending, 0 if not.
+ */
+static int
+line_ending_backslash(struct toml_lexer *lx)
+{
+	const char *save = lx->lx_p;
+	int rc;
+
+	toml_lex_skip_ws(lx);
+	if ((rc = toml_lex_newline(lx)) != 1) {
+		lx->lx_p = save;
+		return rc;
+	}
+	for (;;) {
+		toml_lex_skip_ws(lx);
+		if ((rc = toml_lex_newline(lx)) == -1)
+			return -1;
+		if (rc == 0)
+			return 1;
+	}
+}
+
+/* The cursor is after a backslash in a basic string. */
+static int
+escape(struct toml_lexer *lx, int multiline)
+{
+	int c = toml_lex_peek(lx, 0), rc;
+	const char *simple;
+
+	if (multiline && (rc = line_ending_backslash(lx)) != 0)
+		return rc == 1 ? 0 : -1;
+	switch (c) {
+	case 'b': simple = "\b"; break;
+	case 't': simple = "\t"; break;
+	case 'n': simple = "\n"; break;
+	case 'f': simple = "\f"; break;
+	case 'r': simple = "\r"; break;
+	case '"': simple = "\""; break;
+	case '\\': simple = "\\"; break;
+	case 'u':
+		lx->lx_p++;
+		return unicode_escape(lx, 4);
+	case 'U':
+		lx->lx_p++;
+		return unicode_escape(lx, 8);
+	default:
+		if (c >= 0x21 && c < 0x7f)
+			return toml_lex_fail(lx, "invalid escape \\%c in a "
+			    "string", c);
+		return toml_lex_fail(lx, "invalid escape: a backslash "
+		    "followed by %s", c == -1 ? "the end of the document" :
+		    "a space or control character");
+	}
+	lx->lx_p++;
+	return toml_scratch_add(lx, simple, 1);
+}
+
+/*
+ * A run of delimiter quotes inside a multi-line string: fewer than three
+ * are content; three to five close the string, the extra ones being
+ * content. Returns 1 when the string closed.
+ */
+static int
+quote_run(struct toml_lexer *lx, char quote)
+{
+	size_t n = 0;
+
+	while (toml_lex_peek(lx, n) == quote)
+		n++;
+	if (n > 5)
+		return toml_lex_fail(lx, "too many quotes (%zu) at the end of "
+		    "a multi-line string", n);
+	lx->lx_p += n;
+	if (n < 3)
+		return toml_scratch_add(lx, lx->lx_p - n, n) == -1 ? -1 : 0;
+	if (toml_scratch_add(lx, lx->lx_p - n, n - 3) == -1)
+		return -1;
+	return 1;
+}
+
+/* One raw character of content; newlines only when multiline. */
+static int
+content_char(struct toml_lexer *lx, int multiline, const char *kind)
+{
+	int c = toml_lex_peek(lx, 0), rc;
+
+	if (c == -1)
+		return toml_lex_fail(lx, "unterminated %s", kind);
+	if (c == '\n' || c == '\r') {
+		if (!multiline)
+			return c == '\r' && toml_lex_peek(lx, 1) != '\n' ?
+			    toml_lex_fail(lx, "carriage return in a %s", kind) :
+			    toml_lex_fail(lx, "unterminated %s: it ends at "
+			    "the end of the line", kind);
+		if ((rc = toml_lex_newline(lx)) == -1)
+			return -1;
+		return toml_scratch_add(lx, "\n", 1);
+	}
+	if (toml_is_control(c))
+		return toml_lex_fail(lx, "control character U+%04X in a %s; "
+		    "escape it", (unsigned)c, kind);
+	lx->lx_p++;
+	return toml_scratch_add(lx, lx->lx_p - 1, 1);
+}
+
+static int
+string_body(struct toml_lexer *lx, char quote, int multiline)
+{
+	const char *kind;
+	int c, rc;
+
+	if (quote == '"')
+		kind = multiline ? "multi-line basic string" : "basic string";
+	else
+		kind = multiline ? "multi-line literal string" :
+		    "literal string";
+	for (;;) {
+		c = toml_lex_peek(lx, 0);
+		if (c == quote && !multiline) {
+			lx->lx_p++;
+			return 0;
+		}
+		if (c == quote) {
+			if ((rc = quote_run(lx, quote)) != 0)
+				return rc == 1 ? 0 : -1;
+			continue;
+		}
+		if (c == '\\' && quote == '"') {
+			lx->lx_p++;
+			rc = escape(lx, multiline);
+		} else
+			rc = content_char(lx, multiline, kind);
+		if (rc == -1)
+			return -1;
+	}
+}
+
+int
+toml_parse_string(struct toml_lexer *lx, int allow_multiline, char **ret,
+    size_t *ret_len)
+{
+	char quote = *lx->lx_p, triple[4] = { quote, quote, quote, '\0' };
+	int multiline = toml_lex_looking_at(lx, triple);
+	char *s;
+
+	if (multiline && !allow_multiline)
+		return toml_lex_fail(lx, "a key cannot be a multi-line string");
+	toml_scratch_reset(lx);
+	if (multiline) {
+		lx->lx_p += 3;
+		/* A newline right after the opening quotes is trimmed. */
+		if (toml_lex_newline(lx) == -1)
+			return -1;
+	} else
+		lx->lx_p++;
+	if (string_body(lx, quote, multiline) == -1)
+		return -1;
+	s = toml_strndup(lx->lx_doc, lx->lx_scratch == NULL ? "" :
+	    lx->lx_scratch, lx->lx_scratch_len);
+	if (s == NULL)
+		return toml_lex_fail(lx, "out of memory");
+	*ret = s;
+	*ret_len = lx->lx_scratch_len;
+	return 0;
+}
