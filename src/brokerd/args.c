@@ -316,3 +316,52 @@ args_host_matches(const char *pattern, const char *host)
 	hlen = strlen(host);
 	return hlen > plen && strcmp(host + hlen - plen, pattern + 1) == 0;
 }
+
+/* The longest of paths containing want, or NULL; write_file skips want. */
+static const char *
+longest_inside(enum bx_tool tool, char *const *paths, size_t npaths,
+    const char *want)
+{
+	const char *best = NULL;
+	size_t i;
+
+	for (i = 0; i < npaths; i++) {
+		if (!args_path_inside(paths[i], want))
+			continue;
+		/* write_file may write below a grant path, not onto it. */
+		if (tool == BX_TOOL_WRITE_FILE && strcmp(paths[i], want) == 0)
+			continue;
+		if (best == NULL || strlen(paths[i]) > strlen(best))
+			best = paths[i];
+	}
+	return best;
+}
+
+bool
+args_covered(const struct tool_args *a, char *const *paths, size_t npaths,
+    char *const *hosts, size_t nhosts, const char **ret_path)
+{
+	size_t i;
+
+	*ret_path = NULL;
+	switch (a->ta_tool) {
+	case BX_TOOL_HTTP_FETCH:
+		for (i = 0; i < nhosts; i++)
+			if (args_host_matches(hosts[i], a->ta_host))
+				return true;
+		return false;
+	case BX_TOOL_SHELL:
+		if (npaths == 0)
+			return a->ta_cwd == NULL;
+		if (a->ta_cwd == NULL)
+			return false;
+		*ret_path = longest_inside(a->ta_tool, paths, npaths,
+		    a->ta_cwd);
+		break;
+	default:
+		*ret_path = longest_inside(a->ta_tool, paths, npaths,
+		    a->ta_path);
+		break;
+	}
+	return *ret_path != NULL;
+}

@@ -70,4 +70,18 @@ bool	args_path_inside(const char *grant_path, const char *path);
 /* "*.example.com" matches any name ending in ".example.com", not itself. */
 bool	args_host_matches(const char *pattern, const char *host);
 
+/*
+ * Whether a grant's constraints (its paths and host patterns) cover the
+ * arguments a (design section 3, "What each tool takes"):
+ *	read_file	path inside one of paths
+ *	write_file	path inside one of paths, and not that path itself
+ *	shell		no paths and no cwd, or cwd inside one of paths
+ *	http_fetch	the URL's host matches one of hosts
+ * *ret_path is the longest of paths that covers (pointing into paths), or
+ * NULL when no path is involved.
+ */
+bool	args_covered(const struct tool_args *a, char *const *paths,
+	    size_t npaths, char *const *hosts, size_t nhosts,
+	    const char **ret_path);
+
 #endif

@@ -101,9 +101,10 @@ void	grants_free(struct grants *);
 bool	grants_valid(const struct grants *);
 
 /*
- * The SHA-256 of the sorted problems as grants_problem_format() writes
- * them, one per line: equal for equal sets of problems, whatever order
- * the directory listed the files in. All zeros when there are none.
+ * The SHA-256 of the sorted problems (file, line and text of each): equal
+ * for equal sets of problems, whatever order the directory listed the
+ * files in, so a program prints a set once and again only when it
+ * changes. All zeros when there are none.
  */
 int	grants_fingerprint(const struct grants *, struct bx_hash *ret,
 	    struct bx_error *err);

@@ -1,0 +1,341 @@
+/*
+ * grants.c: the grant set. Reads the grants directory afresh on every call
+ * (no cache: a change applies to the next decision), hands each *.toml
+ * file to grantfile.c, keeps the valid grants and every problem, and sorts
+ * both so that a set and its fingerprint do not depend on the order the
+ * directory lists its files in.
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "brokerd/grantfile.h"
+#include "brokerd/grants.h"
+#include "proto/sha256.h"
+
+#define SUFFIX		".toml"
+#define SUFFIX_LEN	(sizeof(SUFFIX) - 1)
+
+/* Where grantfile.c's problems for one file go. */
+struct file_ctx {
+	struct grants	*fc_set;
+	const char	*fc_file;
+};
+
+int
+grants_new(struct grants **ret, struct bx_error *err)
+{
+	struct grants *g;
+
+	if ((g = calloc(1, sizeof(*g))) == NULL)
+		return bx_fail(err, "out of memory");
+	*ret = g;
+	return 0;
+}
+
+void
+grants_free(struct grants *g)
+{
+	size_t i;
+
+	if (g == NULL)
+		return;
+	for (i = 0; i < g->gs_len; i++)
+		grant_clear(&g->gs_grants[i]);
+	for (i = 0; i < g->gs_nproblems; i++) {
+		free(g->gs_problems[i].gp_file);
+		free(g->gs_problems[i].gp_problem);
+	}
+	free(g->gs_grants);
+	free(g->gs_problems);
+	free(g);
+}
+
+bool
+grants_valid(const struct grants *g)
+{
+	return g->gs_nproblems == 0;
+}
+
+int
+grants_add_problem(struct grants *g, const char *file, int64_t line,
+    const char *problem, struct bx_error *err)
+{
+	struct grant_problem *p;
+	size_t cap;
+
+	if (g->gs_finished)
+		return bx_fail(err, "the grant set is already finished");
+	if (g->gs_nproblems == g->gs_pcap) {
+		cap = g->gs_pcap == 0 ? 4 : g->gs_pcap * 2;
+		p = reallocarray(g->gs_problems, cap, sizeof(*p));
+		if (p == NULL)
+			return bx_fail(err, "out of memory");
+		g->gs_problems = p;
+		g->gs_pcap = cap;
+	}
+	p = &g->gs_problems[g->gs_nproblems];
+	p->gp_line = line;
+	p->gp_file = strdup(file);
+	p->gp_problem = strdup(problem);
+	if (p->gp_file == NULL || p->gp_problem == NULL) {
+		free(p->gp_file);
+		free(p->gp_problem);
+		return bx_fail(err, "out of memory");
+	}
+	g->gs_nproblems++;
+	return 0;
+}
+
+static int
+sink_problem(void *ctx, int64_t line, const char *problem)
+{
+	struct file_ctx *fc = ctx;
+
+	return grants_add_problem(fc->fc_set, fc->fc_file, line, problem,
+	    NULL);
+}
+
+int
+grants_add_file(struct grants *g, const char *file, const char *buf,
+    size_t len, struct bx_error *err)
+{
+	struct file_ctx fc = { g, file };
+	struct grantfile_sink sink = { sink_problem, &fc };
+	struct grant one;
+	struct grant *p;
+	bool valid;
+	size_t cap;
+
+	if (g->gs_finished)
+		return bx_fail(err, "the grant set is already finished");
+	if (grantfile_decode(file, buf, len, &sink, &one, &valid, err) == -1)
+		return -1;
+	if (!valid)
+		return 0;
+	if (g->gs_len == g->gs_cap) {
+		cap = g->gs_cap == 0 ? 16 : g->gs_cap * 2;
+		if ((p = reallocarray(g->gs_grants, cap, sizeof(*p))) == NULL) {
+			grant_clear(&one);
+			return bx_fail(err, "out of memory");
+		}
+		g->gs_grants = p;
+		g->gs_cap = cap;
+	}
+	g->gs_grants[g->gs_len++] = one;
+	return 0;
+}
+
+static int
+grant_cmp(const void *a, const void *b)
+{
+	const struct grant *x = a, *y = b;
+
+	return strcmp(x->g_id, y->g_id);
+}
+
+static int
+problem_cmp(const void *a, const void *b)
+{
+	const struct grant_problem *x = a, *y = b;
+	int c;
+
+	if ((c = strcmp(x->gp_file, y->gp_file)) != 0)
+		return c;
+	if (x->gp_line != y->gp_line)
+		return x->gp_line < y->gp_line ? -1 : 1;
+	return strcmp(x->gp_problem, y->gp_problem);
+}
+
+void
+grants_finish(struct grants *g)
+{
+	if (g->gs_len > 1)
+		qsort(g->gs_grants, g->gs_len, sizeof(*g->gs_grants),
+		    grant_cmp);
+	if (g->gs_nproblems > 1)
+		qsort(g->gs_problems, g->gs_nproblems, sizeof(*g->gs_problems),
+		    problem_cmp);
+	g->gs_finished = true;
+}
+
+/*
+ * Reads the file name in the directory dfd into *ret_buf. Returns 0 when
+ * read, 1 after adding a problem for a file that cannot be read, -1 when
+ * memory runs out.
+ */
+static int
+read_one(struct grants *g, int dfd, const char *name, const char *file,
+    char **ret_buf, size_t *ret_len, struct bx_error *err)
+{
+	char text[BX_ERROR_MAX], *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+	ssize_t n;
+	int fd, rc = 1;
+
+	/* O_NONBLOCK: a FIFO named x.toml must not hang the decision. */
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd == -1) {
+		snprintf(text, sizeof(text), "cannot be opened: %s",
+		    strerror(errno));
+		goto problem;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		snprintf(text, sizeof(text), "is not a regular file");
+		goto problem;
+	}
+	if (st.st_size > GRANTS_FILE_MAX) {
+		snprintf(text, sizeof(text), "is larger than %d bytes",
+		    GRANTS_FILE_MAX);
+		goto problem;
+	}
+	/* One byte more than the limit, to notice a file that grew. */
+	if ((buf = malloc(GRANTS_FILE_MAX + 1)) == NULL) {
+		rc = bx_fail(err, "out of memory");
+		goto out;
+	}
+	while (len <= GRANTS_FILE_MAX) {
+		n = read(fd, buf + len, GRANTS_FILE_MAX + 1 - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			snprintf(text, sizeof(text), "cannot be read: %s",
+			    strerror(errno));
+			goto problem;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > GRANTS_FILE_MAX) {
+		snprintf(text, sizeof(text), "is larger than %d bytes",
+		    GRANTS_FILE_MAX);
+		goto problem;
+	}
+	*ret_buf = buf;
+	*ret_len = len;
+	buf = NULL;
+	rc = 0;
+	goto out;
+problem:
+	if (grants_add_problem(g, file, 0, text, err) == -1)
+		rc = -1;
+out:
+	free(buf);
+	if (fd != -1)
+		close(fd);
+	return rc;
+}
+
+static bool
+is_grant_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len >= SUFFIX_LEN && strcmp(name + len - SUFFIX_LEN, SUFFIX) == 0;
+}
+
+/* Reads every *.toml entry of the open directory into g. */
+static int
+load_entries(struct grants *g, DIR *d, const char *dir, struct bx_error *err)
+{
+	const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
+	struct dirent *de;
+	size_t count = 0, len = 0;
+	char *file, *buf = NULL;
+	int rc;
+
+	while ((de = readdir(d)) != NULL) {
+		if (!is_grant_name(de->d_name))
+			continue;
+		if (++count > GRANTS_MAX_FILES)
+			return grants_add_problem(g, dir, 0, "the grants "
+			    "directory holds more than 10000 .toml files", err);
+		if (asprintf(&file, "%s%s%s", dir, sep, de->d_name) == -1)
+			return bx_fail(err, "out of memory");
+		rc = read_one(g, dirfd(d), de->d_name, file, &buf, &len, err);
+		if (rc == 0) {
+			rc = grants_add_file(g, file, buf, len, err);
+			free(buf);
+		}
+		free(file);
+		if (rc == -1)
+			return -1;
+	}
+	return 0;
+}
+
+int
+grants_load(const char *dir, struct grants **ret, struct bx_error *err)
+{
+	char text[BX_ERROR_MAX];
+	struct grants *g = NULL;
+	DIR *d = NULL;
+	int fd, rc = -1;
+
+	if (grants_new(&g, err) == -1)
+		return -1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
+		snprintf(text, sizeof(text), "the grants directory cannot be "
+		    "read: %s", strerror(errno));
+		if (fd != -1)
+			close(fd);
+		if (grants_add_problem(g, dir, 0, text, err) == -1)
+			goto out;
+	} else if (load_entries(g, d, dir, err) == -1)
+		goto out;
+	grants_finish(g);
+	*ret = g;
+	g = NULL;
+	rc = 0;
+out:
+	if (d != NULL)
+		closedir(d);
+	grants_free(g);
+	return rc;
+}
+
+int
+grants_problem_format(const struct grant_problem *p, char *buf, size_t len)
+{
+	if (p->gp_line > 0)
+		return snprintf(buf, len, "%s:%" PRId64 ": %s", p->gp_file,
+		    p->gp_line, p->gp_problem);
+	return snprintf(buf, len, "%s: %s", p->gp_file, p->gp_problem);
+}
+
+int
+grants_fingerprint(const struct grants *g, struct bx_hash *ret,
+    struct bx_error *err)
+{
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	int rc;
+
+	if (g->gs_nproblems == 0) {
+		memset(ret, 0, sizeof(*ret));
+		return 0;
+	}
+	if ((f = open_memstream(&text, &len)) == NULL)
+		return bx_fail(err, "out of memory");
+	for (i = 0; i < g->gs_nproblems; i++)
+		fprintf(f, "%s\n%" PRId64 "\n%s\n", g->gs_problems[i].gp_file,
+		    g->gs_problems[i].gp_line, g->gs_problems[i].gp_problem);
+	if (fclose(f) != 0) {
+		free(text);
+		return bx_fail(err, "out of memory");
+	}
+	rc = bx_sha256(text, len, ret, err);
+	free(text);
+	return rc;
+}
