@@ -1,0 +1,168 @@
+#!/bin/sh
+# The owner's check on their own machine against a real llama-server
+# (design section 12, "On straylight"): brokerd serve and loopd serve on a
+# test home holding one ask grant for read_file; a bxctl chat asks the model
+# to read a file there; the approval block appears; approving it gives the
+# M3a runner's failure, which the model reports; the audit log verifies, with
+# Decision, Approval and Result records.
+#
+#   scripts/check-live.sh URL [--model NAME] [--build DIR] [--home DIR]
+#                             [--wait SECONDS]
+#
+# URL is the llama-server base URL (http://127.0.0.1:8080), started with
+# --jinja so that it takes tool schemas. --home uses DIR (absent or empty)
+# instead of a new temporary directory; --wait bounds each wait for the
+# model (default 600 s). Exit 0 when every check passes. It stops what it
+# started and keeps the home for you to look at.
+set -u
+
+usage() {
+	echo "usage: scripts/check-live.sh URL [--model NAME] [--build DIR]" \
+	    "[--home DIR] [--wait SECONDS]" >&2
+	exit 2
+}
+
+[ $# -ge 1 ] || usage
+url=$1
+shift
+case "$url" in
+http://*|https://*) ;;
+*) usage ;;
+esac
+model=local
+build=build
+home=
+WAIT_S=600
+while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || usage
+	case "$1" in
+	--model) model=$2 ;;
+	--build) build=$2 ;;
+	--home) home=$2 ;;
+	--wait) WAIT_S=$2 ;;
+	*) usage ;;
+	esac
+	shift 2
+done
+case "$WAIT_S" in
+''|*[!0-9]*) usage ;;
+esac
+case "$build" in
+/*) ;;
+*) build=$(pwd)/$build ;;
+esac
+status=1
+# shellcheck source=scripts/daemons.sh
+. "$(dirname "$0")/daemons.sh"
+find_programs
+
+if [ -z "$home" ]; then
+	home=$(mktemp -d "${TMPDIR:-/tmp}/boxmaker-live.XXXXXX") || exit 1
+else
+	mkdir -p "$home" || exit 1
+	[ -z "$(ls -A "$home")" ] || fail "--home $home is not empty"
+	home=$(cd "$home" && pwd)
+fi
+export BOXMAKER_HOME="$home"
+
+on_exit() {
+	stop_all
+	[ "$status" -eq 0 ] && return
+	show_logs
+	echo "check-live: FAILED; the home is $home" >&2
+}
+trap on_exit EXIT
+trap 'echo; echo "check-live: interrupted" >&2; status=130; exit 130' INT TERM HUP
+
+# check WHAT COMMAND...: one named check, PASS or FAIL (which stops here).
+check() {
+	what=$1
+	shift
+	if "$@"; then
+		echo "PASS  $what"
+	else
+		echo "FAIL  $what"
+		exit 1
+	fi
+}
+
+mkdir -p "$home/logs" "$home/grants" "$home/files"
+chmod 700 "$home"
+file=$home/files/shopping.txt
+printf 'oat milk\nlemons\n' > "$file"
+cat > "$home/grants/files-read.toml" <<EOF
+# The only grant: ask before each read in the files folder.
+tool = "read_file"
+mode = "ask"
+max_taint = "secret"
+result_class = "private"
+untrusted = false
+expires = "2099-01-01T00:00:00.000Z"
+
+[constraints]
+paths = ["$home/files"]
+EOF
+write_brokerd_toml
+write_loopd_toml "$url" "$model" "$WAIT_S"
+
+say "the home is $home; one ask grant for read_file on $home/files"
+start_broker_and_loop
+check "bxctl grants check" "$bxctl" grants check
+
+session=live-$(date +%s)
+ask="Please read the file $file with the read_file tool (find it with find_tool, run it with call_tool) and tell me what it says. If the tool fails, tell me exactly what the failure said."
+say "bxctl chat --session $session --say '$ask'"
+"$bxctl" chat --session "$session" --say "$ask" \
+    > "$home/logs/chat.out" 2>&1 &
+chat_pid=$!
+pids="$chat_pid $pids"
+
+chat_done() {
+	! kill -0 "$chat_pid" 2>/dev/null
+}
+approval_or_done() {
+	has_approval || chat_done
+}
+wait_for approval_or_done || fail "no approval within $WAIT_S s (logs/chat.out)"
+if ! has_approval; then
+	cat "$home/logs/chat.out"
+	fail "the turn ended without asking to read $file"
+fi
+say "bxctl approvals"
+"$bxctl" approvals
+id=$(first_approval)
+check "the approval block names read_file and the file" \
+    sh -c '"$1" approvals | grep -F "$2" | grep -q read_file' sh "$bxctl" "$file"
+say "bxctl approve $id"
+"$bxctl" approve "$id" | tee "$home/logs/approve.out"
+check "bxctl approve $id answers approved" grep -q "^approved $id" \
+    "$home/logs/approve.out"
+
+wait_for chat_done || fail "the turn did not end within $WAIT_S s"
+wait "$chat_pid"
+chat_status=$?
+forget "$chat_pid"
+say "the chat"
+cat "$home/logs/chat.out"
+check "bxctl chat ended well (exit $chat_status)" [ "$chat_status" -eq 0 ]
+check "the chat showed the approval block" grep -q "^$id " "$home/logs/chat.out"
+check "the runner's failure reached the chat" \
+    grep -q 'the runner arrives in M3b' "$home/logs/chat.out"
+# The model's own words are not scripted: a reply after the tool result that
+# speaks of the failure counts. Read it above to be sure.
+reply=$(sed -n '/the runner arrives in M3b/,$p' "$home/logs/chat.out" | sed 1d)
+check "the model's reply reports the failure" sh -c 'printf "%s\n" "$1" |
+    grep -qiE "m3b|runner|not (yet )?(run|available|read)|could ?n.t|unable|fail|unavailable"' \
+    sh "$reply"
+
+say "stopping loopd and brokerd"
+stop_all
+say "the Decision, Approval and Result records"
+audit_records
+check "the audit log holds Decision, Approval and Result records" need_records
+say "bxctl audit verify --home $home"
+"$bxctl" audit verify --home "$home" | tee "$home/logs/verify.out"
+check "bxctl audit verify" grep -q '^audit: ok' "$home/logs/verify.out"
+echo
+echo "check-live: every check passed; the home is $home"
+status=0
