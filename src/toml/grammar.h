@@ -32,8 +32,13 @@ int	toml_parse_datetime(struct toml_lexer *lx, struct toml_value *v);
  */
 int	toml_parse_value(struct toml_lexer *lx, int depth,
 	    struct toml_value **ret);
-/* A whole "key = value" at the cursor, defined in table base. */
-int	toml_parse_keyval(struct toml_lexer *lx, struct toml_table *base);
+/*
+ * A whole "key = value" at the cursor, defined in table base. The key is
+ * parsed into *key, which stays pushed on the lexer's context so that
+ * errors after the value still name it; the caller pops it.
+ */
+int	toml_parse_keyval(struct toml_lexer *lx, struct toml_table *base,
+	    struct toml_key *key);
 
 /*
  * table.c: the rules for defining tables and keys once.

@@ -48,7 +48,7 @@ line(struct toml_lexer *lx, struct toml_table *root,
 	if (c == '[')
 		rc = header(lx, root, &key, current);
 	else {
-		rc = toml_parse_keyval(lx, *current);
+		rc = toml_parse_keyval(lx, *current, &key);
 		if (rc == 0)
 			rc = toml_lex_end_of_line(lx, "a key/value pair");
 	}

@@ -45,7 +45,8 @@ already(struct toml_lexer *lx, const struct toml_keypart *part,
 	if (v->v_type == TOML_TABLE)
 		return toml_lex_fail_line(lx, part->k_line, "\"%s\" is already "
 		    "defined %s on line %d%s", name,
-		    origin_name(v->v_u.table->t_origin), e->e_line, why);
+		    origin_name(v->v_u.table->t_origin), v->v_u.table->t_line,
+		    why);
 	if (v->v_type == TOML_ARRAY && v->v_u.array->a_of_tables)
 		return toml_lex_fail_line(lx, part->k_line, "\"%s\" is already "
 		    "defined as an array of tables on line %d%s", name,
@@ -117,9 +118,11 @@ header_table(struct toml_lexer *lx, struct toml_table *t,
 	if (e->e_value->v_type != TOML_TABLE ||
 	    e->e_value->v_u.table->t_origin != TOML_ORIGIN_IMPLICIT)
 		return already(lx, part, e, "");
+	/* Its definition is here; the key keeps its first appearance. */
 	table = e->e_value->v_u.table;
 	table->t_origin = TOML_ORIGIN_HEADER;
-	table->t_line = part->k_line;
+	table->t_line = e->e_value->v_line = part->k_line;
+	e->e_value->v_column = part->k_column;
 	*ret = table;
 	return 0;
 }

@@ -69,15 +69,17 @@ static int
 inline_table(struct toml_lexer *lx, struct toml_value *v)
 {
 	struct toml_table *t = v->v_u.table;
+	struct toml_key key;
 
 	lx->lx_p++;
 	if (inline_ws(lx) == -1)
 		return -1;
 	if (toml_lex_peek(lx, 0) != '}') {
 		for (;;) {
-			if (toml_parse_keyval(lx, t) == -1 ||
+			if (toml_parse_keyval(lx, t, &key) == -1 ||
 			    inline_ws(lx) == -1)
 				return -1;
+			toml_lex_pop_key(lx);
 			if (toml_lex_peek(lx, 0) == '}')
 				break;
 			if (toml_lex_peek(lx, 0) != ',')
@@ -140,25 +142,24 @@ toml_parse_value(struct toml_lexer *lx, int depth, struct toml_value **ret)
 }
 
 int
-toml_parse_keyval(struct toml_lexer *lx, struct toml_table *base)
+toml_parse_keyval(struct toml_lexer *lx, struct toml_table *base,
+    struct toml_key *key)
 {
-	struct toml_key key;
 	struct toml_table *target;
 	struct toml_value *v;
 
-	if (toml_parse_key(lx, &key) == -1)
+	if (toml_parse_key(lx, key) == -1)
 		return -1;
-	toml_lex_push_key(lx, &key);
+	toml_lex_push_key(lx, key);
 	if (toml_lex_peek(lx, 0) != '=')
 		return toml_lex_unexpected(lx, "'=' after the key");
 	lx->lx_p++;
 	toml_lex_skip_ws(lx);
-	if (toml_key_target(lx, base, &key, &target) == -1 ||
+	if (toml_key_target(lx, base, key, &target) == -1 ||
 	    toml_parse_value(lx, target->t_depth + 1, &v) == -1)
 		return -1;
-	if (toml_entry_add(lx->lx_doc, target, &key.k_parts[key.k_n - 1],
+	if (toml_entry_add(lx->lx_doc, target, &key->k_parts[key->k_n - 1],
 	    v) == -1)
 		return toml_lex_fail(lx, "out of memory");
-	toml_lex_pop_key(lx);
 	return 0;
 }
