@@ -3,10 +3,14 @@
  * to one pending approval.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "bxctl/answer.h"
 #include "bxctl/commands.h"
+#include "bxctl/escape.h"
 #include "bxctl/options.h"
 
 static const char approve_help[] =
@@ -57,9 +61,11 @@ parse(const struct cli_command *cmd, int argc, char **argv, int refuse,
 			socket = optarg;
 			break;
 		case 'r':
-			if (strlen(optarg) > OPTIONS_REASON_MAX) {
-				*ret_status = cli_usage_error(cmd, "--reason is "
-				    "longer than %d bytes", OPTIONS_REASON_MAX);
+			if (strlen(optarg) > OPTIONS_REASON_MAX ||
+			    !escape_valid_utf8(optarg, strlen(optarg))) {
+				*ret_status = cli_usage_error(cmd, "--reason must "
+				    "be UTF-8 text of at most %d bytes",
+				    OPTIONS_REASON_MAX);
 				return -1;
 			}
 			reason = optarg;
@@ -96,7 +102,8 @@ cmd_approve(const struct cli_command *cmd, int argc, char **argv)
 
 	if (parse(cmd, argc, argv, 0, path, &id, &reason, &status) == -1)
 		return status;
-	return cli_fail("approve: not implemented yet in this build");
+	(void)reason;
+	return answer_approve(path, id, stdout);
 }
 
 int
@@ -109,5 +116,5 @@ cmd_refuse(const struct cli_command *cmd, int argc, char **argv)
 
 	if (parse(cmd, argc, argv, 1, path, &id, &reason, &status) == -1)
 		return status;
-	return cli_fail("refuse: not implemented yet in this build");
+	return answer_refuse(path, id, reason, stdout);
 }

@@ -109,6 +109,19 @@ escape_step(const unsigned char *s, size_t len, char *out, size_t *ret_outlen)
 	return n;
 }
 
+bool
+escape_valid_utf8(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	size_t i, n;
+
+	for (i = 0; i < len; i += n)
+		if ((n = utf8_decode(p + i, len - i, &cp)) == 0)
+			return false;
+	return true;
+}
+
 int
 escape_write(FILE *fp, const char *s, size_t len)
 {

@@ -45,6 +45,9 @@ int	escape_write(FILE *fp, const char *s, size_t len);
 /* escape_write() of a NUL-terminated string. */
 int	escape_puts(FILE *fp, const char *s);
 
+/* Whether s[0..len) is valid UTF-8 (shortest forms, no surrogates). */
+bool	escape_valid_utf8(const char *s, size_t len);
+
 /*
  * The escaped form of s[0..len) as a new NUL-terminated string, or NULL if
  * memory ran out (errno ENOMEM).

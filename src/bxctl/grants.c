@@ -3,9 +3,13 @@
  * one line per problem, or "grants: ok".
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 
+#include "bxctl/admin.h"
 #include "bxctl/commands.h"
+#include "bxctl/escape.h"
 #include "bxctl/options.h"
 
 static const char grants_help[] =
@@ -16,6 +20,40 @@ static const char grants_help[] =
     "  --admin-socket PATH  brokerd's admin socket (default\n"
     "                       $BOXMAKER_HOME/run/owner-broker/admin.sock)\n"
     "  --help               this text\n";
+
+/* Asks brokerd for the report and prints it; the exit status. */
+static int
+check(const char *path)
+{
+	struct bx_grants_report *report;
+	struct bx_grant_problem *gp;
+	struct bx_msg *req, *answer;
+	struct bx_error err;
+	size_t i;
+	int r;
+
+	if ((req = bx_msg_new(BX_MSG_CHECK_GRANTS)) == NULL)
+		return cli_fail("out of memory");
+	r = admin_call(path, req, BX_MSG_GRANTS_REPORT, &answer, &err);
+	bx_msg_free(req);
+	if (r == -1)
+		return cli_fail("%s", err.msg);
+	report = &answer->grants_report;
+	if (report->nproblems == 0)
+		printf("grants: ok\n");
+	for (i = 0; i < report->nproblems; i++) {
+		gp = &report->problems[i];
+		escape_puts(stdout, gp->file);
+		if (gp->has_line)
+			printf(":%" PRIu64, gp->line);
+		printf(": ");
+		escape_puts(stdout, gp->problem);
+		printf("\n");
+	}
+	r = report->nproblems == 0 ? CLI_OK : CLI_FAIL;
+	bx_msg_free(answer);
+	return r;
+}
 
 int
 cmd_grants_check(const struct cli_command *cmd, int argc, char **argv)
@@ -46,5 +84,5 @@ cmd_grants_check(const struct cli_command *cmd, int argc, char **argv)
 		return r;
 	if ((r = options_socket(cmd, socket, SOCK_ADMIN_REL, path)) != CLI_OK)
 		return r;
-	return cli_fail("grants check: not implemented yet in this build");
+	return check(path);
 }

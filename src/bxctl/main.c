@@ -62,6 +62,15 @@ matches(const struct cli_command *cmd, int argc, char **argv, int *ret_words)
 	return 1;
 }
 
+/* A command's output that could not be written is a failure. */
+static int
+finish(int status)
+{
+	if (fflush(stdout) == EOF || ferror(stdout))
+		return cli_fail("cannot write to standard output");
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -78,8 +87,8 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < NCOMMANDS; i++)
 		if (matches(&commands[i], argc - 1, argv + 1, &words))
-			return commands[i].run(&commands[i], argc - words,
-			    argv + words);
+			return finish(commands[i].run(&commands[i],
+			    argc - words, argv + words));
 	cli_fail("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return CLI_USAGE;

@@ -1,0 +1,46 @@
+/*
+ * admin.c: one admin request and its answer (admin.h).
+ */
+#include <unistd.h>
+
+#include "bxctl/admin.h"
+#include "bxctl/peer.h"
+#include "bxctl/sock.h"
+
+int
+admin_call(const char *path, const struct bx_msg *req, enum bx_msg_kind want,
+    struct bx_msg **ret, struct bx_error *err)
+{
+	struct bx_frame_reader fr;
+	struct bx_msg *answer = NULL;
+	int fd, rc = -1;
+
+	if (sock_connect(path, "brokerd", &fd, err) == -1)
+		return -1;
+	bx_frame_reader_init(&fr, fd);
+	if (bx_msg_send(fd, req, ADMIN_TIMEOUT_MS, err) == -1) {
+		bx_error_prefix(err, "sending %s to brokerd at %s",
+		    bx_msg_kind_name(req->kind), path);
+		goto out;
+	}
+	if (peer_read(&fr, ADMIN_TIMEOUT_MS, "brokerd", &answer, err) == -1)
+		goto out;
+	if (answer->kind == BX_MSG_ERROR) {
+		peer_error(answer, "brokerd", err);
+		goto out;
+	}
+	if (answer->kind != want) {
+		bx_fail(err, "brokerd answered %s to %s",
+		    bx_msg_kind_name(answer->kind),
+		    bx_msg_kind_name(req->kind));
+		goto out;
+	}
+	*ret = answer;
+	answer = NULL;
+	rc = 0;
+out:
+	bx_msg_free(answer);
+	bx_frame_reader_free(&fr);
+	close(fd);
+	return rc;
+}

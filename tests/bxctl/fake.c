@@ -1,0 +1,371 @@
+/*
+ * fake.c: the fake admin socket and fake loopd (fake.h). One thread per
+ * fake accepts connections and serves them one at a time; a pipe wakes it
+ * to stop.
+ */
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "proto/frame.h"
+#include "fake.h"
+
+/* Generous: nothing here is timed, these only stop a stuck test. */
+#define FAKE_IO_TIMEOUT_MS	30000
+#define FAKE_WAIT_TIMEOUT_S	30
+#define FAKE_KINDS_MAX		16
+#define FAKE_SCRIPT_MAX		64
+
+enum fake_role {
+	FAKE_ADMIN,
+	FAKE_LOOP,
+};
+
+struct fake_reply {
+	char	*kind;
+	char	*line;		/* NULL: close without answering */
+};
+
+struct fake {
+	enum fake_role		 role;
+	int			 listen_fd;
+	int			 wake[2];
+	pthread_t		 thread;
+	pthread_mutex_t		 mu;
+	pthread_cond_t		 cv;
+	char			**received;
+	size_t			 nreceived;
+	struct fake_reply	 replies[FAKE_KINDS_MAX];
+	size_t			 nreplies;
+	char			*script[FAKE_SCRIPT_MAX];
+	size_t			 nscript;
+	struct fake		*admin;
+};
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "fake: %s: %s\n", what, strerror(errno));
+	abort();
+}
+
+/* The "kind" of a frame, into buf; "" if it has none. */
+static void
+frame_kind(const char *line, char *buf, size_t size)
+{
+	json_t *obj, *kind;
+
+	buf[0] = '\0';
+	if ((obj = json_loads(line, 0, NULL)) == NULL)
+		return;
+	kind = json_object_get(obj, "kind");
+	if (json_is_string(kind))
+		snprintf(buf, size, "%s", json_string_value(kind));
+	json_decref(obj);
+}
+
+static void
+record(struct fake *f, const char *line, size_t len)
+{
+	char *copy;
+
+	if ((copy = strndup(line, len)) == NULL)
+		die("strndup");
+	pthread_mutex_lock(&f->mu);
+	f->received = realloc(f->received,
+	    (f->nreceived + 1) * sizeof(*f->received));
+	if (f->received == NULL)
+		die("realloc");
+	f->received[f->nreceived++] = copy;
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+}
+
+static void
+send_line(int fd, const char *line)
+{
+	size_t len = strlen(line);
+	char *buf;
+
+	if ((buf = malloc(len + 1)) == NULL)
+		die("malloc");
+	memcpy(buf, line, len);
+	buf[len] = '\n';
+	/* A client that went away is its own test's business. */
+	(void)bx_frame_write(fd, buf, len + 1, FAKE_IO_TIMEOUT_MS, NULL);
+	free(buf);
+}
+
+static void
+serve_admin(struct fake *f, struct bx_frame_reader *fr, int fd)
+{
+	char kind[64], err[256], *reply = NULL;
+	const char *line;
+	bool found = false;
+	size_t len, i;
+
+	if (bx_frame_read(fr, FAKE_IO_TIMEOUT_MS, &line, &len, NULL) !=
+	    BX_FRAME_OK)
+		return;
+	record(f, line, len);
+	frame_kind(line, kind, sizeof(kind));
+	pthread_mutex_lock(&f->mu);
+	for (i = 0; i < f->nreplies && !found; i++) {
+		if (strcmp(f->replies[i].kind, kind) != 0)
+			continue;
+		found = true;
+		if (f->replies[i].line != NULL &&
+		    (reply = strdup(f->replies[i].line)) == NULL)
+			die("strdup");
+	}
+	pthread_mutex_unlock(&f->mu);
+	if (!found) {
+		snprintf(err, sizeof(err), "{\"kind\":\"error\",\"code\":"
+		    "\"bad_request\",\"message\":\"the fake has no answer "
+		    "to %s\"}", kind);
+		send_line(fd, err);
+	} else if (reply != NULL)
+		send_line(fd, reply);
+	free(reply);
+}
+
+/*
+ * Waits until the admin fake has received an approve or refuse after its
+ * first `from` frames; returns 'a', 'r', or 0 if none came in time.
+ */
+static int
+wait_answer(struct fake *admin, size_t from)
+{
+	struct timespec deadline;
+	char kind[64];
+	int answer = 0, rc = 0;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += FAKE_WAIT_TIMEOUT_S;
+	pthread_mutex_lock(&admin->mu);
+	while (answer == 0 && rc == 0) {
+		for (; from < admin->nreceived && answer == 0; from++) {
+			frame_kind(admin->received[from], kind, sizeof(kind));
+			if (strcmp(kind, "approve") == 0)
+				answer = 'a';
+			else if (strcmp(kind, "refuse") == 0)
+				answer = 'r';
+		}
+		if (answer == 0)
+			rc = pthread_cond_timedwait(&admin->cv, &admin->mu,
+			    &deadline);
+	}
+	pthread_mutex_unlock(&admin->mu);
+	return answer;
+}
+
+static void
+serve_loop(struct fake *f, struct bx_frame_reader *fr, int fd)
+{
+	const char *line;
+	size_t len, i, mark = 0;
+	int answer = 0;
+
+	if (bx_frame_read(fr, FAKE_IO_TIMEOUT_MS, &line, &len, NULL) !=
+	    BX_FRAME_OK)
+		return;
+	if (f->admin != NULL)
+		mark = fake_count(f->admin);
+	record(f, line, len);
+	for (i = 0; i < f->nscript; i++) {
+		line = f->script[i];
+		if (strcmp(line, "@wait") == 0) {
+			answer = wait_answer(f->admin, mark);
+			continue;
+		}
+		if (strncmp(line, "@approved ", 10) == 0) {
+			if (answer == 'a')
+				send_line(fd, line + 10);
+			continue;
+		}
+		if (strncmp(line, "@refused ", 9) == 0) {
+			if (answer == 'r')
+				send_line(fd, line + 9);
+			continue;
+		}
+		send_line(fd, line);
+	}
+}
+
+static void *
+serve(void *arg)
+{
+	struct fake *f = arg;
+	struct bx_frame_reader fr;
+	struct pollfd pfd[2];
+	int fd;
+
+	for (;;) {
+		pfd[0].fd = f->listen_fd;
+		pfd[0].events = POLLIN;
+		pfd[1].fd = f->wake[0];
+		pfd[1].events = POLLIN;
+		if (poll(pfd, 2, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			die("poll");
+		}
+		if (pfd[1].revents != 0)
+			return NULL;
+		if ((fd = accept4(f->listen_fd, NULL, NULL, SOCK_CLOEXEC)) ==
+		    -1)
+			continue;
+		bx_frame_reader_init(&fr, fd);
+		if (f->role == FAKE_ADMIN)
+			serve_admin(f, &fr, fd);
+		else
+			serve_loop(f, &fr, fd);
+		bx_frame_reader_free(&fr);
+		close(fd);
+	}
+}
+
+static struct fake *
+start(const char *path, enum fake_role role)
+{
+	struct sockaddr_un sun;
+	struct fake *f;
+
+	if ((f = calloc(1, sizeof(*f))) == NULL)
+		die("calloc");
+	f->role = role;
+	pthread_mutex_init(&f->mu, NULL);
+	pthread_cond_init(&f->cv, NULL);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		die(path);
+	}
+	strcpy(sun.sun_path, path);
+	f->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (f->listen_fd == -1)
+		die("socket");
+	unlink(path);
+	if (bind(f->listen_fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		die(path);
+	if (listen(f->listen_fd, 16) == -1)
+		die("listen");
+	if (pipe2(f->wake, O_CLOEXEC) == -1)
+		die("pipe2");
+	if (pthread_create(&f->thread, NULL, serve, f) != 0)
+		die("pthread_create");
+	return f;
+}
+
+struct fake *
+fake_admin_start(const char *path)
+{
+	return start(path, FAKE_ADMIN);
+}
+
+struct fake *
+fake_loop_start(const char *path, struct fake *admin)
+{
+	struct fake *f = start(path, FAKE_LOOP);
+
+	f->admin = admin;
+	return f;
+}
+
+void
+fake_admin_reply(struct fake *f, const char *kind, const char *line)
+{
+	struct fake_reply *r = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&f->mu);
+	for (i = 0; i < f->nreplies; i++)
+		if (strcmp(f->replies[i].kind, kind) == 0)
+			r = &f->replies[i];
+	if (r == NULL) {
+		if (f->nreplies == FAKE_KINDS_MAX)
+			abort();
+		r = &f->replies[f->nreplies++];
+		if ((r->kind = strdup(kind)) == NULL)
+			die("strdup");
+	} else
+		free(r->line);
+	r->line = NULL;
+	if (line != NULL && (r->line = strdup(line)) == NULL)
+		die("strdup");
+	pthread_mutex_unlock(&f->mu);
+}
+
+void
+fake_loop_script(struct fake *f, const char *line)
+{
+	pthread_mutex_lock(&f->mu);
+	if (f->nscript == FAKE_SCRIPT_MAX)
+		abort();
+	if ((f->script[f->nscript++] = strdup(line)) == NULL)
+		die("strdup");
+	pthread_mutex_unlock(&f->mu);
+}
+
+size_t
+fake_count(struct fake *f)
+{
+	size_t n;
+
+	pthread_mutex_lock(&f->mu);
+	n = f->nreceived;
+	pthread_mutex_unlock(&f->mu);
+	return n;
+}
+
+const char *
+fake_received(struct fake *f, size_t i)
+{
+	const char *line = NULL;
+
+	pthread_mutex_lock(&f->mu);
+	if (i < f->nreceived)
+		line = f->received[i];
+	pthread_mutex_unlock(&f->mu);
+	return line;
+}
+
+void
+fake_stop(struct fake *f)
+{
+	size_t i;
+
+	if (f == NULL)
+		return;
+	if (write(f->wake[1], "x", 1) != 1)
+		die("write");
+	pthread_join(f->thread, NULL);
+	close(f->listen_fd);
+	close(f->wake[0]);
+	close(f->wake[1]);
+	for (i = 0; i < f->nreceived; i++)
+		free(f->received[i]);
+	free(f->received);
+	for (i = 0; i < f->nreplies; i++) {
+		free(f->replies[i].kind);
+		free(f->replies[i].line);
+	}
+	for (i = 0; i < f->nscript; i++)
+		free(f->script[i]);
+	pthread_mutex_destroy(&f->mu);
+	pthread_cond_destroy(&f->cv);
+	free(f);
+}
