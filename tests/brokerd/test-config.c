@@ -1,0 +1,197 @@
+/*
+ * test-config.c: brokerd.toml into struct config (design section 2): the
+ * defaults, every key, and the errors that name key and line.
+ */
+#include <sys/stat.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "brokerd/config.h"
+#include "grants-fixture.h"
+
+static struct config *
+parse(const char *text, const char *env_home)
+{
+	struct config *c = NULL;
+	struct bx_error err;
+
+	if (config_parse("brokerd.toml", text, strlen(text), env_home, &c,
+	    &err) != 0)
+		fail_msg("config_parse: %s", err.msg);
+	return c;
+}
+
+static void
+refused(const char *text, const char *want)
+{
+	struct config *c = NULL;
+	struct bx_error err;
+
+	if (config_parse("brokerd.toml", text, strlen(text), NULL, &c,
+	    &err) != -1)
+		fail_msg("accepted: %s", text);
+	assert_null(c);
+	if (strstr(err.msg, want) == NULL)
+		fail_msg("\"%s\" lacks \"%s\"", err.msg, want);
+}
+
+static void
+test_defaults(void **state)
+{
+	struct config *c;
+
+	(void)state;
+	c = parse("", NULL);
+	assert_string_equal(c->c_home, "/var/lib/boxmaker");
+	assert_string_equal(c->c_grants, "/var/lib/boxmaker/grants");
+	assert_string_equal(c->c_broker_socket,
+	    "/var/lib/boxmaker/run/loop-broker/broker.sock");
+	assert_string_equal(c->c_admin_socket,
+	    "/var/lib/boxmaker/run/owner-broker/admin.sock");
+	assert_int_equal(c->c_ttl_ms, 900000);
+	config_free(c);
+	/* An empty BOXMAKER_HOME counts as unset. */
+	c = parse("[paths]\n", "");
+	assert_string_equal(c->c_home, "/var/lib/boxmaker");
+	config_free(c);
+	config_free(NULL);
+}
+
+static void
+test_env_home(void **state)
+{
+	struct config *c;
+
+	(void)state;
+	c = parse("", "/home/kyle/.local/share/boxmaker");
+	assert_string_equal(c->c_home, "/home/kyle/.local/share/boxmaker");
+	assert_string_equal(c->c_grants,
+	    "/home/kyle/.local/share/boxmaker/grants");
+	assert_string_equal(c->c_admin_socket, "/home/kyle/.local/share/"
+	    "boxmaker/run/owner-broker/admin.sock");
+	config_free(c);
+	/* The file's home wins over the environment. */
+	c = parse("[paths]\nhome = \"/srv/bx\"\n", "/home/kyle/bx");
+	assert_string_equal(c->c_home, "/srv/bx");
+	assert_string_equal(c->c_broker_socket,
+	    "/srv/bx/run/loop-broker/broker.sock");
+	config_free(c);
+	c = parse("", "/");
+	assert_string_equal(c->c_grants, "/grants");
+	config_free(c);
+}
+
+static void
+test_every_key(void **state)
+{
+	struct config *c;
+
+	(void)state;
+	c = parse("[paths]\nhome = \"/h\"\ngrants = \"/etc/boxmaker/grants\"\n"
+	    "[sockets]\nbroker = \"/run/b.sock\"\nadmin = \"/run/a.sock\"\n"
+	    "[approvals]\nttl_ms = 100\n", NULL);
+	assert_string_equal(c->c_home, "/h");
+	assert_string_equal(c->c_grants, "/etc/boxmaker/grants");
+	assert_string_equal(c->c_broker_socket, "/run/b.sock");
+	assert_string_equal(c->c_admin_socket, "/run/a.sock");
+	assert_int_equal(c->c_ttl_ms, 100);
+	config_free(c);
+}
+
+static void
+test_errors(void **state)
+{
+	char text[400];
+
+	(void)state;
+	refused("[paths]\nhome = \"/h\"\n[sokets]\n",
+	    "brokerd.toml:3: unknown table or key \"sokets\"");
+	refused("[paths]\nhomes = \"/h\"\n",
+	    "brokerd.toml:2: unknown key \"paths.homes\"");
+	refused("[sockets]\nloop = \"/a\"\n",
+	    "brokerd.toml:2: unknown key \"sockets.loop\"");
+	refused("\n[approvals]\nttl = 5\n",
+	    "brokerd.toml:3: unknown key \"approvals.ttl\"");
+	refused("ttl_ms = 5\n", "brokerd.toml:1: unknown table or key");
+	refused("paths = 5\n", "brokerd.toml:1: \"paths\" must be a table");
+	refused("[approvals]\nttl_ms = \"15m\"\n",
+	    "brokerd.toml:2: approvals.ttl_ms must be an integer");
+	refused("[approvals]\nttl_ms = 0\n", "ttl_ms must be 1 to");
+	refused("[approvals]\nttl_ms = -5\n", "ttl_ms must be 1 to");
+	refused("[approvals]\nttl_ms = 86400001\n", "ttl_ms must be 1 to");
+	refused("[paths]\nhome = 1\n", "paths.home must be a string");
+	refused("[paths]\nhome = \"var/lib\"\n",
+	    "brokerd.toml:2: paths.home: not an absolute path");
+	refused("[paths]\ngrants = \"/a//b\"\n", "paths.grants: has an empty");
+	refused("[paths]\nhome = \"/a\\u0000b\"\n", "NUL");
+	refused("[paths\n", "brokerd.toml:1:");
+	snprintf(text, sizeof(text), "[sockets]\nadmin = \"/%0120d\"\n", 0);
+	refused(text, "brokerd.toml:2: sockets.admin: a socket path is at "
+	    "most 107 bytes");
+	/* A home whose default socket would be too long says so. */
+	snprintf(text, sizeof(text), "[paths]\nhome = \"/%090d\"\n", 0);
+	refused(text, "sockets.broker (by default /");
+}
+
+static void
+test_env_bad(void **state)
+{
+	struct config *c = NULL;
+	struct bx_error err;
+
+	(void)state;
+	assert_int_equal(config_parse("b.toml", "", 0, "relative/home", &c,
+	    &err), -1);
+	assert_non_null(strstr(err.msg, "BOXMAKER_HOME"));
+}
+
+static void
+test_load(void **state)
+{
+	char *dir = fixture_dir(), *path;
+	struct config *c = NULL;
+	struct bx_error err;
+
+	(void)state;
+	assert_true(asprintf(&path, "%s/brokerd.toml", dir) > 0);
+	assert_int_equal(config_load(path, &c, &err), -1);
+	assert_non_null(strstr(err.msg, path));
+	fixture_text(dir, "brokerd.toml", "[approvals]\nttl_ms = 1000\n");
+	assert_int_equal(setenv("BOXMAKER_HOME", "/tmp/bxhome", 1), 0);
+	assert_int_equal(config_load(path, &c, &err), 0);
+	assert_string_equal(c->c_home, "/tmp/bxhome");
+	assert_int_equal(c->c_ttl_ms, 1000);
+	config_free(c);
+	c = NULL;
+	unsetenv("BOXMAKER_HOME");
+	fixture_text(dir, "brokerd.toml", "[approvals]\nttl_ms = true\n");
+	assert_int_equal(config_load(path, &c, &err), -1);
+	assert_non_null(strstr(err.msg, "brokerd.toml:2:"));
+	assert_int_equal(config_load(dir, &c, &err), -1);
+	assert_non_null(strstr(err.msg, "not a regular file"));
+	assert_null(c);
+	free(path);
+	fixture_remove(dir);
+	free(dir);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_env_home),
+		cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_env_bad),
+		cmocka_unit_test(test_load),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
