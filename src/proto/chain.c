@@ -1,0 +1,520 @@
+/*
+ * chain.c: the ChainVerifier (chain.h). Each line is held back until the
+ * next one arrives, because only the next line can say whether it was torn
+ * and recovered; the held line is then committed, recovered or failed.
+ * After a failure, lines are only scanned for the AcceptedBreak that clears
+ * it, and for the values such a break must carry.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/audit_record.h"
+#include "proto/chain.h"
+#include "proto/sha256.h"
+
+/* The line held back until the next one (or the end) says what it was. */
+struct held {
+	bool			 present;
+	struct bx_location	 at;
+	struct bx_hash		 hash;
+	uint64_t		 len;
+	bool			 has_newline;
+	bool			 file_after;	/* a new file began after it */
+	bool			 parsed;
+	bool			 ok;		/* parsed and chains */
+	struct bx_audit_summary	 sum;
+	char			 what[BX_ERROR_MAX];
+};
+
+/* The ask decisions not yet approved, in seq order; removed ones flagged. */
+struct asks {
+	uint64_t	*seq;
+	bool		*gone;
+	size_t		 n, cap, ngone;
+};
+
+struct bx_chain {
+	bool			 broken;	/* out of memory or hashing */
+	struct bx_error		 err;
+	char			**files;
+	size_t			 nfiles, capfiles;
+	uint64_t		 lineno;
+
+	bool			 has_head;
+	struct bx_hash		 head;
+	uint64_t		 next_seq;
+	bool			 has_time;
+	int64_t			 last_time;
+	uint64_t		 records;
+	bool			 has_last;	/* hash of the last resolved line */
+	struct bx_hash		 last;
+	const char		*last_file;	/* and the file it is in */
+
+	struct held		 held;
+
+	bool			 failed;
+	struct bx_chain_failure	 failure;
+	struct bx_hash		 fail_last_good;
+	uint64_t		 fail_seq;
+	bool			 has_max;
+	uint64_t		 max_seq;
+
+	struct bx_location	*recoveries;
+	size_t			 nrecoveries, caprecoveries;
+	struct bx_chain_break	*breaks;
+	size_t			 nbreaks, capbreaks;
+	struct bx_location	*clock;
+	size_t			 nclock, capclock;
+	struct asks		 asks;
+};
+
+static const struct bx_hash zero_hash;
+
+/* Grows *arr (of size elements) to hold one more; false when out of memory. */
+static bool
+grow(void *arr, size_t *cap, size_t n, size_t size)
+{
+	void **p = arr, *q;
+	size_t ncap;
+
+	if (n < *cap)
+		return true;
+	ncap = *cap == 0 ? 16 : *cap * 2;
+	if ((q = reallocarray(*p, ncap, size)) == NULL)
+		return false;
+	*p = q;
+	*cap = ncap;
+	return true;
+}
+
+static void
+oom(struct bx_chain *c)
+{
+	if (!c->broken)
+		bx_fail(&c->err, "audit verify: out of memory");
+	c->broken = true;
+}
+
+static void
+push_location(struct bx_chain *c, struct bx_location **arr, size_t *n,
+    size_t *cap, const struct bx_location *at)
+{
+	if (!grow(arr, cap, *n, sizeof(**arr))) {
+		oom(c);
+		return;
+	}
+	(*arr)[(*n)++] = *at;
+}
+
+static void
+asks_add(struct bx_chain *c, uint64_t seq)
+{
+	struct asks *a = &c->asks;
+	size_t cap = a->cap;
+
+	if (!grow(&a->seq, &cap, a->n, sizeof(*a->seq))) {
+		oom(c);
+		return;
+	}
+	cap = a->cap;
+	if (!grow(&a->gone, &cap, a->n, sizeof(*a->gone))) {
+		oom(c);
+		return;
+	}
+	a->cap = cap;
+	a->seq[a->n] = seq;
+	a->gone[a->n++] = false;
+}
+
+/* Drops the flagged entries once they are the majority. */
+static void
+asks_compact(struct asks *a)
+{
+	size_t i, j = 0;
+
+	if (a->ngone < 1024 || a->ngone * 2 < a->n)
+		return;
+	for (i = 0; i < a->n; i++)
+		if (!a->gone[i]) {
+			a->seq[j] = a->seq[i];
+			a->gone[j++] = false;
+		}
+	a->n = j;
+	a->ngone = 0;
+}
+
+static void
+asks_remove(struct asks *a, uint64_t seq)
+{
+	size_t lo = 0, hi = a->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (a->seq[mid] < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < a->n && a->seq[lo] == seq && !a->gone[lo]) {
+		a->gone[lo] = true;
+		a->ngone++;
+		asks_compact(a);
+	}
+}
+
+static struct bx_chain *
+chain_alloc(void)
+{
+	return calloc(1, sizeof(struct bx_chain));
+}
+
+struct bx_chain *
+bx_chain_new(void)
+{
+	return chain_alloc();
+}
+
+struct bx_chain *
+bx_chain_resume(uint64_t next_seq, const struct bx_hash *prev)
+{
+	struct bx_chain *c;
+
+	if ((c = chain_alloc()) == NULL)
+		return NULL;
+	c->has_head = true;
+	c->head = *prev;
+	c->next_seq = next_seq;
+	c->has_last = true;
+	c->last = *prev;
+	return c;
+}
+
+void
+bx_chain_file(struct bx_chain *c, const char *name)
+{
+	char *copy;
+
+	if (c->held.present)
+		c->held.file_after = true;
+	c->lineno = 0;
+	if ((copy = strdup(name)) == NULL ||
+	    !grow(&c->files, &c->capfiles, c->nfiles, sizeof(*c->files))) {
+		free(copy);
+		oom(c);
+		return;
+	}
+	c->files[c->nfiles++] = copy;
+}
+
+static const char *
+current_file(struct bx_chain *c)
+{
+	if (c->nfiles == 0)
+		bx_chain_file(c, "(input)");
+	return c->nfiles > 0 ? c->files[c->nfiles - 1] : "(input)";
+}
+
+static void
+fail(struct bx_chain *c, const struct held *h)
+{
+	c->failed = true;
+	c->failure.at = h->at;
+	memcpy(c->failure.what, h->what, sizeof(c->failure.what));
+	c->fail_last_good = c->has_head ? c->head : zero_hash;
+	/* After a resume, head is the resume point: the last good line. */
+	c->fail_seq = c->next_seq;
+	c->has_max = false;
+}
+
+/* The seq an AcceptedBreak for the current failure must carry. */
+static uint64_t
+break_seq(const struct bx_chain *c)
+{
+	if (c->has_max && c->max_seq + 1 > c->fail_seq)
+		return c->max_seq + 1;
+	return c->fail_seq;
+}
+
+static void
+commit(struct bx_chain *c, const struct held *h)
+{
+	const struct bx_audit_summary *s = &h->sum;
+
+	c->records++;
+	c->has_head = true;
+	c->head = h->hash;
+	c->next_seq = s->seq + 1;
+	if (c->has_time && s->time < c->last_time)
+		push_location(c, &c->clock, &c->nclock, &c->capclock, &h->at);
+	c->has_time = true;
+	c->last_time = s->time;
+	if (s->type == BX_EVENT_DECISION && s->ask)
+		asks_add(c, s->seq);
+	else if (s->type == BX_EVENT_APPROVAL)
+		asks_remove(&c->asks, s->decision);
+}
+
+/* Whether rec, a Recovery, describes h exactly and chains from before it. */
+static bool
+recovers(const struct bx_chain *c, const struct held *h,
+    const struct bx_audit_summary *rec)
+{
+	return rec->type == BX_EVENT_RECOVERY && h->has_newline &&
+	    !h->file_after && rec->torn_bytes == h->len &&
+	    bx_hash_equal(&rec->torn_sha256, &h->hash) &&
+	    bx_hash_equal(&rec->prev, c->has_head ? &c->head : &zero_hash) &&
+	    rec->seq == c->next_seq;
+}
+
+/* Whether h, after a failure, is the AcceptedBreak that clears it. */
+static bool
+accepts(const struct bx_chain *c, const struct held *h)
+{
+	const struct bx_audit_summary *s = &h->sum;
+
+	return h->parsed && s->type == BX_EVENT_ACCEPTED_BREAK &&
+	    h->has_newline && strcmp(s->file, c->failure.at.file) == 0 &&
+	    s->line == c->failure.at.line &&
+	    bx_hash_equal(&s->last_good, &c->fail_last_good) &&
+	    bx_hash_equal(&s->prev, c->has_last ? &c->last : &zero_hash) &&
+	    s->seq == break_seq(c);
+}
+
+static void
+accept_break(struct bx_chain *c, const struct held *h)
+{
+	struct bx_chain_break b = { .at = h->at, .accepted = c->failure.at };
+
+	if (!grow(&c->breaks, &c->capbreaks, c->nbreaks, sizeof(b)))
+		oom(c);
+	else
+		c->breaks[c->nbreaks++] = b;
+	c->failed = false;
+	c->has_time = false;
+	commit(c, h);
+}
+
+/* Settles the held line now that next (NULL at the end) is known. */
+static void
+resolve(struct bx_chain *c, const struct bx_audit_summary *next)
+{
+	struct held *h = &c->held;
+
+	if (!h->present)
+		return;
+	h->present = false;
+	if (c->failed) {
+		if (accepts(c, h)) {
+			accept_break(c, h);
+		} else if (h->parsed && (!c->has_max || h->sum.seq > c->max_seq)) {
+			c->has_max = true;
+			c->max_seq = h->sum.seq;
+		}
+	} else if (next != NULL && recovers(c, h, next)) {
+		push_location(c, &c->recoveries, &c->nrecoveries,
+		    &c->caprecoveries, &h->at);
+	} else if (h->ok) {
+		commit(c, h);
+	} else {
+		fail(c, h);
+		if (h->parsed) {
+			c->has_max = true;
+			c->max_seq = h->sum.seq;
+		}
+	}
+	c->has_last = true;
+	c->last = h->hash;
+	c->last_file = h->at.file;
+}
+
+/* Checks a parsed line against the chain as it stands. */
+static void
+check(struct bx_chain *c, struct held *h, bool first_in_file)
+{
+	const struct bx_hash *want = c->has_head ? &c->head : &zero_hash;
+	const char *prevfile = c->last_file;
+	const struct bx_audit_summary *s = &h->sum;
+	const char *after = "";
+	char ctx[BX_AUDIT_FILE_MAX + 64] = "";
+
+	if (first_in_file && prevfile != NULL && prevfile != h->at.file) {
+		snprintf(ctx, sizeof(ctx), "the file does not chain from the "
+		    "last line of %s: ", prevfile);
+		after = ctx;
+	}
+	if (s->type == BX_EVENT_ACCEPTED_BREAK) {
+		snprintf(h->what, sizeof(h->what), "%san accepted break for "
+		    "%s:%llu, but nothing failed there", after, s->file,
+		    (unsigned long long)s->line);
+	} else if (s->seq != c->next_seq) {
+		snprintf(h->what, sizeof(h->what), "%sseq %llu where %llu was "
+		    "expected", after, (unsigned long long)s->seq,
+		    (unsigned long long)c->next_seq);
+	} else if (!bx_hash_equal(&s->prev, want)) {
+		snprintf(h->what, sizeof(h->what), "%sprev is not the hash of "
+		    "the line before", after);
+	} else {
+		h->ok = true;
+	}
+}
+
+void
+bx_chain_line(struct bx_chain *c, const char *bytes, size_t len,
+    bool last_in_file, bool has_newline)
+{
+	struct bx_error err;
+	struct held h;
+	bool first;
+
+	memset(&h, 0, sizeof(h));
+	h.present = true;
+	h.at.file = current_file(c);
+	first = c->lineno == 0;
+	h.at.line = ++c->lineno;
+	h.len = len;
+	h.has_newline = has_newline;
+	if (bx_sha256(bytes, len, &h.hash, &err) == -1) {
+		if (!c->broken)
+			c->err = err;
+		c->broken = true;
+		return;
+	}
+	if (bx_audit_record_scan(bytes, len, &h.sum, &err) == 0)
+		h.parsed = true;
+	else
+		snprintf(h.what, sizeof(h.what), "not an audit record: %s",
+		    err.msg);
+	if (c->held.present && !c->held.has_newline && !c->failed) {
+		/* A line without its newline is only allowed at the very end. */
+		c->held.ok = false;
+		snprintf(c->held.what, sizeof(c->held.what), "the line has no "
+		    "newline at its end, but more lines follow");
+	}
+	resolve(c, h.parsed ? &h.sum : NULL);
+	if (!has_newline && !last_in_file)
+		snprintf(h.what, sizeof(h.what), "the line has no newline at "
+		    "its end, but more lines follow");
+	else if (!c->failed && h.parsed)
+		check(c, &h, first);
+	c->held = h;
+}
+
+static void
+report_torn(struct bx_chain *c, struct bx_chain_report *r)
+{
+	struct held *h = &c->held;
+
+	h->present = false;
+	r->torn = true;
+	r->torn_tail = h->at;
+	r->torn_bytes = h->len;
+	r->torn_sha256 = h->hash;
+	if (c->failed) {
+		r->torn_prev = c->has_last ? c->last : zero_hash;
+		r->torn_seq = break_seq(c);
+	} else {
+		r->torn_prev = c->has_head ? c->head : zero_hash;
+		r->torn_seq = c->next_seq;
+	}
+}
+
+static void
+fill_abandoned(struct bx_chain *c, struct bx_chain_report *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->asks.n; i++)
+		if (!c->asks.gone[i])
+			c->asks.seq[n++] = c->asks.seq[i];
+	r->abandoned = c->asks.seq;
+	r->nabandoned = n;
+	c->asks.seq = NULL;
+}
+
+int
+bx_chain_finish(struct bx_chain *c, struct bx_chain_report **ret,
+    struct bx_error *err)
+{
+	struct bx_chain_report *r;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		oom(c);
+	if (c->broken) {
+		*err = c->err;
+		free(r);
+		bx_chain_free(c);
+		return -1;
+	}
+	if (c->held.present && !c->held.has_newline && !c->held.file_after)
+		report_torn(c, r);
+	else if (c->held.present && !c->held.has_newline && !c->failed) {
+		c->held.ok = false;
+		snprintf(c->held.what, sizeof(c->held.what), "the line has no "
+		    "newline at its end, but a later file follows");
+	}
+	resolve(c, NULL);
+	r->records = c->records;
+	r->has_head = c->has_head;
+	r->head = c->head;
+	r->next_seq = c->next_seq;
+	r->failed = c->failed;
+	if (c->failed) {
+		r->failure = c->failure;
+		r->break_last_good = c->fail_last_good;
+		r->break_prev = c->has_last ? c->last : zero_hash;
+		r->break_seq = break_seq(c);
+	}
+	r->recoveries = c->recoveries;
+	r->nrecoveries = c->nrecoveries;
+	r->breaks = c->breaks;
+	r->nbreaks = c->nbreaks;
+	r->clock_warnings = c->clock;
+	r->nclock_warnings = c->nclock;
+	fill_abandoned(c, r);
+	r->files = c->files;
+	r->nfiles = c->nfiles;
+	c->recoveries = NULL;
+	c->breaks = NULL;
+	c->clock = NULL;
+	c->files = NULL;
+	c->nfiles = 0;
+	bx_chain_free(c);
+	*ret = r;
+	return 0;
+}
+
+void
+bx_chain_free(struct bx_chain *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->nfiles; i++)
+		free(c->files[i]);
+	free(c->files);
+	free(c->recoveries);
+	free(c->breaks);
+	free(c->clock);
+	free(c->asks.seq);
+	free(c->asks.gone);
+	free(c);
+}
+
+void
+bx_chain_report_free(struct bx_chain_report *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nfiles; i++)
+		free(r->files[i]);
+	free(r->files);
+	free(r->recoveries);
+	free(r->breaks);
+	free(r->abandoned);
+	free(r->clock_warnings);
+	free(r);
+}

@@ -1,0 +1,410 @@
+/*
+ * test-audit-record.c: the AuditRecord codec against its byte-exact
+ * fixtures (tests/fixtures/audit-records/), both ways, and the strict
+ * decoder's refusals for every key of every event: unknown, duplicate,
+ * missing and mistyped keys each give an error naming the key. The fast
+ * scan must agree with the decoder on every line here.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "proto/audit_record.h"
+#include "proto/sha256.h"
+
+static const char *fixtures[] = {
+	"decision", "approval", "result", "recovery", "accepted_break",
+	"decision-denied", "approval-refused",
+};
+#define NFIXTURES	(sizeof(fixtures) / sizeof(fixtures[0]))
+
+/* Reads tests/fixtures/audit-records/<name>.jsonl without its "\n". */
+static char *
+read_fixture(const char *name, size_t *ret_len)
+{
+	const char *root = getenv("BX_SOURCE_ROOT");
+	char path[4096], *buf;
+	size_t len;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/audit-records/%s.jsonl",
+	    root != NULL ? root : ".", name);
+	fp = fopen(path, "rb");
+	assert_non_null(fp);
+	buf = malloc(1 << 16);
+	assert_non_null(buf);
+	len = fread(buf, 1, (1 << 16) - 1, fp);
+	fclose(fp);
+	assert_true(len > 0 && buf[len - 1] == '\n');
+	buf[--len] = '\0';
+	assert_null(memchr(buf, '\n', len));
+	*ret_len = len;
+	return buf;
+}
+
+/* Decodes and requires success; scan must agree on every summary field. */
+static void
+decode_ok(const char *line, size_t len, struct bx_audit_record *rec)
+{
+	struct bx_audit_summary s;
+	struct bx_error err;
+
+	if (bx_audit_record_decode(line, len, rec, &err) != 0)
+		fail_msg("decode failed: %s\n%s", err.msg, line);
+	assert_int_equal(bx_audit_record_scan(line, len, &s, &err), 0);
+	assert_int_equal(s.seq, rec->seq);
+	assert_int_equal(s.time, rec->time);
+	assert_true(bx_hash_equal(&s.prev, &rec->prev));
+	assert_int_equal(s.type, rec->event.type);
+}
+
+/* Decoding must fail with a message containing want; so must scanning. */
+static void
+decode_fails(const char *line, size_t len, const char *want)
+{
+	struct bx_audit_summary s;
+	struct bx_audit_record rec;
+	struct bx_error err;
+
+	if (bx_audit_record_decode(line, len, &rec, &err) == 0)
+		fail_msg("decoded but should not have:\n%.*s", (int)len, line);
+	if (strstr(err.msg, want) == NULL)
+		fail_msg("error \"%s\" does not name %s\n%.*s", err.msg, want,
+		    (int)len, line);
+	assert_int_equal(bx_audit_record_scan(line, len, &s, &err), -1);
+}
+
+static void
+test_fixtures_round_trip(void **state)
+{
+	struct bx_audit_record rec;
+	struct bx_error err;
+	char *line, *out;
+	size_t i, len, outlen;
+
+	(void)state;
+	for (i = 0; i < NFIXTURES; i++) {
+		line = read_fixture(fixtures[i], &len);
+		decode_ok(line, len, &rec);
+		if (bx_audit_record_encode(&rec, &out, &outlen, &err) != 0)
+			fail_msg("%s: %s", fixtures[i], err.msg);
+		assert_int_equal(outlen, len);
+		assert_memory_equal(out, line, len);
+		assert_int_equal(strlen(out), len);
+		free(out);
+		bx_audit_record_clear(&rec);
+		free(line);
+	}
+}
+
+static void
+test_fixture_fields(void **state)
+{
+	struct bx_audit_record rec;
+	struct bx_audit_summary s;
+	struct bx_error err;
+	char *line;
+	size_t len;
+
+	(void)state;
+	line = read_fixture("decision", &len);
+	decode_ok(line, len, &rec);
+	assert_int_equal(rec.event.type, BX_EVENT_DECISION);
+	assert_string_equal(rec.event.decision.session, "chat-1758189600000");
+	assert_string_equal(rec.event.decision.call, "call_1");
+	assert_string_equal(rec.event.decision.tool, "read_file");
+	assert_string_equal(rec.event.decision.arguments,
+	    "{\"path\": \"/home/kyle/notes/caf\xc3\xa9.md\",\n \"x\": "
+	    "\"\x1b[31m\"}");
+	assert_int_equal(rec.event.decision.outcome.kind, BX_OUTCOME_ASK);
+	assert_string_equal(rec.event.decision.grant, "notes-read");
+	assert_true(rec.event.decision.has_grant_sha256);
+	assert_int_equal(rec.event.decision.taint, BX_CLASS_PRIVATE);
+	assert_false(rec.event.decision.untrusted);
+	assert_true(bx_hash_is_zero(&rec.prev));
+	assert_int_equal(bx_audit_record_scan(line, len, &s, &err), 0);
+	assert_true(s.ask);
+	bx_audit_record_clear(&rec);
+	free(line);
+
+	line = read_fixture("approval-refused", &len);
+	decode_ok(line, len, &rec);
+	assert_int_equal(rec.event.approval.decision, 6);
+	assert_int_equal(rec.event.approval.answer, BX_ANSWER_REFUSED);
+	assert_string_equal(rec.event.approval.by, "bxctl");
+	assert_null(rec.event.approval.post);
+	assert_string_equal(rec.event.approval.reason, "not now \"please\"");
+	assert_int_equal(rec.event.approval.outcome.kind, BX_OUTCOME_DENIED);
+	assert_int_equal(rec.event.approval.outcome.reason,
+	    BX_DENY_APPROVAL_REFUSED);
+	assert_int_equal(bx_audit_record_scan(line, len, &s, &err), 0);
+	assert_int_equal(s.decision, 6);
+	bx_audit_record_clear(&rec);
+	free(line);
+
+	line = read_fixture("accepted_break", &len);
+	assert_int_equal(bx_audit_record_scan(line, len, &s, &err), 0);
+	assert_string_equal(s.file, "2026-09-18.jsonl");
+	assert_int_equal(s.line, 7);
+	free(line);
+
+	line = read_fixture("recovery", &len);
+	assert_int_equal(bx_audit_record_scan(line, len, &s, &err), 0);
+	assert_int_equal(s.torn_bytes, 136);
+	free(line);
+}
+
+/* Dumps obj compact (order kept) and checks that decoding fails naming want. */
+static void
+dump_fails(json_t *obj, const char *want)
+{
+	char *s = json_dumps(obj, JSON_COMPACT);
+
+	assert_non_null(s);
+	decode_fails(s, strlen(s), want);
+	free(s);
+}
+
+static bool
+optional_key(const char *key)
+{
+	static const char *opt[] = { "grant", "grant_sha256", "by", "post",
+	    "reason", NULL };
+	size_t i;
+
+	for (i = 0; opt[i] != NULL; i++)
+		if (strcmp(key, opt[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A value of the wrong type for key: an array is never right. */
+static json_t *
+wrong_value(void)
+{
+	return json_pack("[i]", 1);
+}
+
+/* The object at path in a record: "" (the record), "event" or "outcome". */
+static json_t *
+sub(json_t *root, const char *path)
+{
+	if (strcmp(path, "") == 0)
+		return root;
+	if (strcmp(path, "event") == 0)
+		return json_object_get(root, "event");
+	return json_object_get(json_object_get(root, "event"), "outcome");
+}
+
+static const char *
+nth_key(json_t *obj, size_t n)
+{
+	void *it = json_object_iter(obj);
+
+	while (n-- > 0)
+		it = json_object_iter_next(obj, it);
+	return json_object_iter_key(it);
+}
+
+/* The same line with "key":value put again at the start of the object. */
+static void
+duplicate_fails(const char *line, const char *path, const char *quoted,
+    json_t *v)
+{
+	const char *anchor = strcmp(path, "") == 0 ? "{" :
+	    strcmp(path, "event") == 0 ? "\"event\":{" : "\"outcome\":{";
+	const char *at = strstr(line, anchor);
+	char *value, *dup;
+	size_t pre;
+
+	assert_non_null(at);
+	value = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	assert_non_null(value);
+	pre = (size_t)(at - line) + strlen(anchor);
+	dup = malloc(strlen(line) + strlen(quoted) + strlen(value) + 4);
+	assert_non_null(dup);
+	sprintf(dup, "%.*s%s:%s,%s", (int)pre, line, quoted, value, line + pre);
+	decode_fails(dup, strlen(dup), quoted);
+	free(dup);
+	free(value);
+}
+
+/* For one object inside the record: every refusal, key by key. */
+static void
+refuse_each_key(const char *line, const char *path)
+{
+	struct bx_audit_record rec;
+	struct bx_error err;
+	json_error_t jerr;
+	json_t *root, *copy;
+	char quoted[128], *dumped;
+	const char *key;
+	size_t i, n;
+
+	root = json_loads(line, 0, &jerr);
+	assert_non_null(root);
+	n = json_object_size(sub(root, path));
+	for (i = 0; i < n; i++) {
+		key = nth_key(sub(root, path), i);
+		snprintf(quoted, sizeof(quoted), "\"%s\"", key);
+
+		copy = json_deep_copy(root);
+		json_object_set_new(sub(copy, path), key, wrong_value());
+		dump_fails(copy, quoted);
+		json_decref(copy);
+
+		copy = json_deep_copy(root);
+		json_object_del(sub(copy, path), key);
+		if (strcmp(path, "event") == 0 && optional_key(key)) {
+			dumped = json_dumps(copy, JSON_COMPACT);
+			if (bx_audit_record_decode(dumped, strlen(dumped), &rec,
+			    &err) != 0)
+				fail_msg("absent %s should be null: %s", key,
+				    err.msg);
+			bx_audit_record_clear(&rec);
+			free(dumped);
+		} else
+			dump_fails(copy, quoted);
+		json_decref(copy);
+
+		duplicate_fails(line, path, quoted,
+		    json_object_get(sub(root, path), key));
+	}
+	copy = json_deep_copy(root);
+	json_object_set_new(sub(copy, path), "extra", json_integer(1));
+	dump_fails(copy, "\"extra\"");
+	json_decref(copy);
+	json_decref(root);
+}
+
+static void
+test_refusals(void **state)
+{
+	char *line;
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < NFIXTURES; i++) {
+		line = read_fixture(fixtures[i], &len);
+		refuse_each_key(line, "");
+		refuse_each_key(line, "event");
+		if (strstr(line, "\"outcome\":{") != NULL)
+			refuse_each_key(line, "outcome");
+		free(line);
+	}
+}
+
+static void
+test_bad_values(void **state)
+{
+	static const struct {
+		const char	*from, *to, *want;
+	} cases[] = {
+		{ "\"seq\":0", "\"seq\":-1", "\"seq\"" },
+		{ "\"seq\":0", "\"seq\":1.5", "\"seq\"" },
+		{ "\"seq\":0", "\"seq\":9223372036854775808", "too big" },
+		{ "2026-09-18T10:00:00.000Z", "2026-09-18T10:00:00Z", "\"time\"" },
+		{ "2026-09-18T10:00:00.000Z", "2026-02-30T10:00:00.000Z",
+		    "\"time\"" },
+		{ "\"prev\":\"0000", "\"prev\":\"000A", "\"prev\"" },
+		{ "\"type\":\"decision\"", "\"type\":\"decided\"", "\"type\"" },
+		{ "chat-1758189600000", "Chat-1", "\"session\"" },
+		{ "\"call_1\"", "\"call 1\"", "\"call\"" },
+		{ "\"ask\"", "\"approved\"", "\"outcome\"" },
+		{ "{\"outcome\":\"ask\"}", "{\"outcome\":\"ask\",\"reason\":"
+		    "\"no_grant\"}", "\"reason\"" },
+		{ "\"notes-read\"", "\"Notes\"", "\"grant\"" },
+		{ "\"private\"", "\"internal\"", "\"taint\"" },
+		{ "\"untrusted\":false", "\"untrusted\":0", "\"untrusted\"" },
+		{ "{\"seq\"", "[{\"seq\"", "not JSON" },
+	};
+	char *line, *bad, *at;
+	size_t i, len;
+
+	(void)state;
+	line = read_fixture("decision", &len);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		at = strstr(line, cases[i].from);
+		assert_non_null(at);
+		bad = malloc(len + strlen(cases[i].to) + 2);
+		assert_non_null(bad);
+		sprintf(bad, "%.*s%s%s", (int)(at - line), line, cases[i].to,
+		    at + strlen(cases[i].from));
+		decode_fails(bad, strlen(bad), cases[i].want);
+		free(bad);
+	}
+	free(line);
+	/* Trailing bytes, an empty line, NUL inside, invalid UTF-8. */
+	decode_fails("", 0, "not JSON");
+	line = read_fixture("recovery", &len);
+	decode_fails(line, len - 1, "not JSON");
+	line[10] = '\0';
+	decode_fails(line, len, "not JSON");
+	free(line);
+	decode_fails("{\"seq\":0} x", 11, "not JSON");
+}
+
+/* Records built in C encode to lines the decoder and the scanner accept. */
+static void
+test_encode_checks(void **state)
+{
+	struct bx_audit_record rec = { 0 };
+	struct bx_audit_record back;
+	struct bx_error err;
+	char *line;
+	size_t len;
+
+	(void)state;
+	rec.seq = 42;
+	rec.time = 1758189600000;
+	rec.event.type = BX_EVENT_DECISION;
+	rec.event.decision.session = "s-1";
+	rec.event.decision.call = "c1";
+	rec.event.decision.tool = "shell";
+	rec.event.decision.arguments = "{\"command\":\"echo \\u0001\t\x7f\"}";
+	rec.event.decision.outcome.kind = BX_OUTCOME_DENIED;
+	rec.event.decision.outcome.reason = BX_DENY_NO_GRANT;
+	assert_int_equal(bx_audit_record_encode(&rec, &line, &len, &err), 0);
+	decode_ok(line, len, &back);
+	assert_string_equal(back.event.decision.arguments,
+	    rec.event.decision.arguments);
+	assert_null(back.event.decision.grant);
+	bx_audit_record_clear(&back);
+	free(line);
+
+	rec.event.decision.session = "Bad";
+	assert_int_equal(bx_audit_record_encode(&rec, &line, &len, &err), -1);
+	assert_non_null(strstr(err.msg, "\"session\""));
+	rec.event.decision.session = "s-1";
+	rec.event.decision.arguments = "\xff";
+	assert_int_equal(bx_audit_record_encode(&rec, &line, &len, &err), -1);
+	assert_non_null(strstr(err.msg, "\"arguments\""));
+	rec.event.decision.arguments = "{}";
+	rec.seq = (uint64_t)INT64_MAX + 1;
+	assert_int_equal(bx_audit_record_encode(&rec, &line, &len, &err), -1);
+	assert_non_null(strstr(err.msg, "\"seq\""));
+	rec.seq = 0;
+	rec.event.type = BX_EVENT_ACCEPTED_BREAK;
+	rec.event.accepted_break.file = "a/b";
+	assert_int_equal(bx_audit_record_encode(&rec, &line, &len, &err), -1);
+	assert_non_null(strstr(err.msg, "\"file\""));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixtures_round_trip),
+		cmocka_unit_test(test_fixture_fields),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_encode_checks),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
