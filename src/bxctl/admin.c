@@ -23,7 +23,8 @@ admin_call(const char *path, const struct bx_msg *req, enum bx_msg_kind want,
 		    bx_msg_kind_name(req->kind), path);
 		goto out;
 	}
-	if (peer_read(&fr, ADMIN_TIMEOUT_MS, "brokerd", &answer, err) == -1)
+	if (peer_read(&fr, ADMIN_TIMEOUT_MS, "brokerd", &answer, NULL, NULL,
+	    err) == -1)
 		goto out;
 	if (answer->kind == BX_MSG_ERROR) {
 		peer_error(answer, "brokerd", err);

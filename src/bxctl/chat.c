@@ -6,11 +6,22 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bxctl/commands.h"
+#include "bxctl/escape.h"
 #include "bxctl/options.h"
+#include "bxctl/turn.h"
 #include "proto/types.h"
+
+/*
+ * The longest message, in bytes. A frame holds 1 MiB, and JSON may write
+ * a byte of text as six ("\u001b"), so this leaves room to spare.
+ */
+#define CHAT_TEXT_MAX	65536
 
 static const char chat_help[] =
     "Talks to loopd. Without --say, reads one message per line from\n"
@@ -29,6 +40,70 @@ static const char chat_help[] =
     "                       $BOXMAKER_HOME/run/owner-broker/admin.sock)\n"
     "  --help               this text\n";
 
+/* Whether text can be sent: UTF-8, at most CHAT_TEXT_MAX bytes. */
+static bool
+sendable(const char *text, size_t len)
+{
+	return len <= CHAT_TEXT_MAX && escape_valid_utf8(text, len);
+}
+
+/* One turn, and its exit status; a turn that cannot run is printed. */
+static int
+one_turn(const struct turn_opts *opts, char *session, const char *text,
+    bool *ret_stop)
+{
+	struct bx_error err;
+	bool failed;
+
+	if (turn_run(opts, session, text, &failed, &err) == -1) {
+		*ret_stop = true;
+		return cli_fail("%s", err.msg);
+	}
+	*ret_stop = false;
+	return failed ? CLI_FAIL : CLI_OK;
+}
+
+/*
+ * Reads messages from stdin, one per line, until end of file. Empty
+ * lines are skipped. The exit status is CLI_FAIL if loopd could not be
+ * reached (which ends the chat) or any turn ended in an error.
+ */
+static int
+interactive(const struct turn_opts *opts, char *session)
+{
+	bool prompt = isatty(STDIN_FILENO) && !opts->json, stop = false;
+	int status = CLI_OK;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	for (;;) {
+		if (prompt) {
+			fprintf(stderr, "> ");
+			fflush(stderr);
+		}
+		if ((n = getline(&line, &cap, stdin)) == -1)
+			break;
+		if (n > 0 && line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (n == 0)
+			continue;
+		if (!sendable(line, (size_t)n)) {
+			status = cli_fail("a message must be UTF-8 text of at "
+			    "most %d bytes; not sent", CHAT_TEXT_MAX);
+			continue;
+		}
+		if (one_turn(opts, session, line, &stop) != CLI_OK)
+			status = CLI_FAIL;
+		if (stop)
+			break;
+	}
+	if (prompt && !stop)
+		fprintf(stderr, "\n");
+	free(line);
+	return status;
+}
+
 int
 cmd_chat(const struct cli_command *cmd, int argc, char **argv)
 {
@@ -43,8 +118,10 @@ cmd_chat(const struct cli_command *cmd, int argc, char **argv)
 	};
 	char loop_path[SOCK_PATH_MAX], admin_path[SOCK_PATH_MAX];
 	const char *session = NULL, *say = NULL, *loop = NULL, *admin = NULL;
+	char current[BX_ID_MAX + 1];
+	struct turn_opts opts;
 	struct bx_error err;
-	bool json = false;
+	bool json = false, stop;
 	int ch, r;
 
 	optind = 0;
@@ -81,7 +158,17 @@ cmd_chat(const struct cli_command *cmd, int argc, char **argv)
 	if ((r = options_socket(cmd, admin, SOCK_ADMIN_REL, admin_path)) !=
 	    CLI_OK)
 		return r;
-	(void)say;
-	(void)json;
-	return cli_fail("chat: not implemented yet in this build");
+	if (say != NULL && !sendable(say, strlen(say)))
+		return cli_usage_error(cmd, "--say must be UTF-8 text of at "
+		    "most %d bytes", CHAT_TEXT_MAX);
+	snprintf(current, sizeof(current), "%s", session == NULL ? "" :
+	    session);
+	opts.loop_path = loop_path;
+	opts.admin_path = admin_path;
+	opts.json = json;
+	opts.ask = say == NULL && !json;
+	opts.answers = stdin;
+	if (say != NULL)
+		return one_turn(&opts, current, say, &stop);
+	return interactive(&opts, current);
 }

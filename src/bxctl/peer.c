@@ -5,7 +5,8 @@
 
 int
 peer_read(struct bx_frame_reader *fr, int timeout_ms, const char *who,
-    struct bx_msg **ret, struct bx_error *err)
+    struct bx_msg **ret, const char **ret_line, size_t *ret_len,
+    struct bx_error *err)
 {
 	enum bx_frame_status st;
 	const char *line;
@@ -31,6 +32,10 @@ peer_read(struct bx_frame_reader *fr, int timeout_ms, const char *who,
 	if (bx_msg_decode(line, len, ret, err) == -1)
 		return bx_error_prefix(err, "%s sent a frame bxctl cannot "
 		    "read", who);
+	if (ret_line != NULL) {
+		*ret_line = line;
+		*ret_len = len;
+	}
 	return 0;
 }
 

@@ -17,10 +17,12 @@
 /*
  * Reads and decodes the next frame within timeout_ms (-1: no limit). who
  * names the peer ("brokerd", "loopd"). An error frame is returned like any
- * other message.
+ * other message. If ret_line is not NULL it is set to the frame's bytes
+ * (ret_len of them, no newline), valid until the reader's next read.
  */
 int	peer_read(struct bx_frame_reader *, int timeout_ms, const char *who,
-	    struct bx_msg **ret, struct bx_error *);
+	    struct bx_msg **ret, const char **ret_line, size_t *ret_len,
+	    struct bx_error *);
 
 /* Fills err with "<who> answered error <code>: <message>"; returns -1. */
 int	peer_error(const struct bx_msg *error, const char *who,
