@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "proto/audit_record.h"
+#include "proto/json.h"
 
 static const char *type_names[BX_EVENT_MAX] = {
 	"decision", "approval", "result", "recovery", "accepted_break",
@@ -660,22 +661,15 @@ bx_audit_record_decode(const char *line, size_t len,
 {
 	struct decoding d = { .where = "the record", .err = err };
 	struct bx_audit_record rec = { 0 };
-	json_error_t jerr;
+	json_t *obj = NULL;
 	const char *s;
-	json_t *obj;
 	int rv = -1;
 
 	if (len > BX_AUDIT_LINE_MAX)
 		return bx_fail(err, "audit record: the line is longer than "
 		    "%u bytes", BX_AUDIT_LINE_MAX);
-	obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (obj == NULL)
-		return bx_fail(err, "audit record: not JSON: %s (column %d)",
-		    jerr.text, jerr.column);
-	if (!json_is_object(obj)) {
-		bx_fail(err, "audit record: not a JSON object");
-		goto out;
-	}
+	if (bx_json_parse(line, len, &obj, err) == -1)
+		return bx_error_prefix(err, "audit record");
 	if (check_keys(obj, record_fields, &d) == -1 ||
 	    get_u64(obj, "seq", &rec.seq, &d) == -1 ||
 	    get_str(obj, "time", &s, &d) == -1 ||
