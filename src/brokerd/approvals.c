@@ -27,6 +27,7 @@ struct approvals {
 	pthread_cond_t		 t_changed;
 	struct approval		*t_head;	/* pending, oldest first */
 	size_t			 t_pending;
+	bool			 t_closed;	/* brokerd is stopping */
 };
 
 struct approvals *
@@ -132,11 +133,12 @@ approvals_add(struct approvals *t, const struct approvals_item *item,
 	a->a_answer = APPROVALS_PENDING;
 	a->a_refs = 1;
 	pthread_mutex_lock(&t->t_lock);
-	if (find(t, item->approval) != NULL || t->t_pending >= APPROVALS_MAX) {
+	if (t->t_closed || find(t, item->approval) != NULL ||
+	    t->t_pending >= APPROVALS_MAX) {
 		pthread_mutex_unlock(&t->t_lock);
-		bx_fail(err, "approvals: approval %llu is already pending, or "
-		    "%d are", (unsigned long long)item->approval,
-		    APPROVALS_MAX);
+		bx_fail(err, "approvals: brokerd is stopping, approval %llu "
+		    "is already pending, or %d are",
+		    (unsigned long long)item->approval, APPROVALS_MAX);
 		entry_free(a);
 		return NULL;
 	}
@@ -238,6 +240,7 @@ void
 approvals_abandon_all(struct approvals *t)
 {
 	pthread_mutex_lock(&t->t_lock);
+	t->t_closed = true;
 	while (t->t_head != NULL)
 		answer(t, t->t_head, APPROVALS_ABANDONED);
 	pthread_mutex_unlock(&t->t_lock);

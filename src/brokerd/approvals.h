@@ -64,7 +64,7 @@ int64_t	approvals_expiry(int64_t now_ms, int64_t ttl_ms, int64_t grant_expires);
 
 /*
  * Adds a pending entry, copying item. Fails if the approval id is already
- * pending or APPROVALS_MAX are.
+ * pending, APPROVALS_MAX are, or brokerd is stopping.
  */
 struct approval	*approvals_add(struct approvals *, const struct approvals_item *,
 		    struct bx_error *);
@@ -100,7 +100,10 @@ int	approvals_answer(struct approvals *, uint64_t approval,
 /* Marks every entry whose expires <= now_ms as expired; returns how many. */
 size_t	approvals_expire(struct approvals *, int64_t now_ms);
 
-/* Marks every pending entry abandoned, so that brokerd can stop. */
+/*
+ * Marks every pending entry abandoned, so that brokerd can stop; from then
+ * on approvals_add fails.
+ */
 void	approvals_abandon_all(struct approvals *);
 
 /*

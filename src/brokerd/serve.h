@@ -1,0 +1,72 @@
+/*
+ * serve.h: brokerd's two listeners (design section 6, baseline section 3).
+ *
+ *	broker.sock	loopd	tool_request
+ *	admin.sock	bxctl	approvals, approve, refuse, check_grants
+ *
+ * Each socket's directory is created with mode 0700 if it is missing, a
+ * stale socket file is removed, and the socket is set to 0600. A new
+ * connection is watched with poll(2) until its first complete frame arrives
+ * (at most SERVE_READ_TIMEOUT_MS): idle or slow clients hold no thread. Then
+ * one thread handles that one request and closes the connection. Any other
+ * kind on a socket is answered with error forbidden and printed with
+ * see docs/runbook.md#socket-forbidden. Open connections and calls in
+ * progress are bounded; past a bound the answer is error busy.
+ *
+ * serve.c is the only file of brokerd that starts threads: one per
+ * connection with a request, and the approvals expiry thread (once a
+ * second).
+ *
+ * Ownership: serve_new allocates the server, binds both sockets and borrows
+ * the broker; serve_free closes and removes the sockets and frees it (NULL
+ * is allowed).
+ */
+#ifndef BROKERD_SERVE_H
+#define BROKERD_SERVE_H
+
+#include <stddef.h>
+
+#include "brokerd/broker.h"
+#include "proto/error.h"
+
+/* Defaults of the bounds of baseline section 3. */
+#define SERVE_MAX_CONNECTIONS	1024
+#define SERVE_MAX_CALLS		64
+/* Admin requests have their own bound, so busy tool calls never lock the owner out. */
+#define SERVE_MAX_ADMIN_CALLS	16
+/* A connection's first complete frame must arrive within this. */
+#define SERVE_READ_TIMEOUT_MS	10000
+/* An answer frame must be taken by the peer within this. */
+#define SERVE_WRITE_TIMEOUT_MS	10000
+#define SERVE_BACKLOG		128
+/* How often the expiry thread checks the approvals table. */
+#define SERVE_EXPIRY_MS		1000
+
+struct serve_config {
+	const char	*broker_socket;
+	const char	*admin_socket;
+	struct broker	*broker;
+	size_t		 max_connections;	/* 0: SERVE_MAX_CONNECTIONS */
+	size_t		 max_calls;		/* 0: SERVE_MAX_CALLS */
+	int		 read_timeout_ms;	/* 0: SERVE_READ_TIMEOUT_MS */
+	int		 stop_fd;		/* readable means stop; -1: none */
+};
+
+struct serve;
+
+struct serve	*serve_new(const struct serve_config *, struct bx_error *);
+
+/*
+ * Serves until stop_fd is readable or serve_stop is called, then stops
+ * cleanly: no new connection or request is taken, pending approvals are
+ * abandoned, calls in progress finish (so no record is torn), and the
+ * sockets are removed. Returns 0, or -1 if poll itself fails.
+ */
+int	 serve_run(struct serve *, struct bx_error *);
+
+/* Asks serve_run to stop; safe from any thread and from a signal handler. */
+void	 serve_stop(struct serve *);
+
+void	 serve_free(struct serve *);
+
+#endif
