@@ -409,7 +409,7 @@ broker_call(struct broker *b, const struct bx_tool_request *req,
 {
 	struct call c;
 	struct bx_outcome out;
-	int rc;
+	int rc = 0;
 
 	memset(&c, 0, sizeof(c));
 	c.c_b = b;
