@@ -1,15 +1,41 @@
 /*
- * brokerd: the program's entry point. Until its issue lands it only prints
- * its usage and exits 2, so nothing pretends to work.
+ * brokerd: the program's entry point, a table of subcommands. Each entry's
+ * function is the top of the program for that subcommand: it gets argv
+ * from the subcommand's name on and returns the exit status.
  */
 #include <stdio.h>
+#include <string.h>
+
+#include "brokerd/explain.h"
+
+struct command {
+	const char	*cmd_name;
+	int		(*cmd_main)(int, char **, FILE *, FILE *);
+};
+
+static const struct command commands[] = {
+	{ "explain", explain_main },
+};
+
+static int
+usage(void)
+{
+	fprintf(stderr, "usage: brokerd explain --config PATH [--taint CLASS] "
+	    "[--now TIMESTAMP] [--json] TOOL ARGUMENTS_JSON\n");
+	return 2;
+}
 
 int
 main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "usage: brokerd serve --config PATH\n");
-	fprintf(stderr, "brokerd: not implemented yet in this build\n");
-	return 2;
+	size_t i;
+
+	if (argc < 2)
+		return usage();
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].cmd_name) == 0)
+			return commands[i].cmd_main(argc - 1, argv + 1,
+			    stdout, stderr);
+	fprintf(stderr, "brokerd: unknown command \"%s\"\n", argv[1]);
+	return usage();
 }
