@@ -1,15 +1,145 @@
 /*
- * loopd: the program's entry point. Until its issue lands it only prints
- * its usage and exits 2, so nothing pretends to work.
+ * loopd: the turn loop's program. `loopd serve --config PATH` loads
+ * loopd.toml, runs the self-test, and serves loop.sock until SIGTERM or
+ * SIGINT. The only place loopd prints: one line per event on stderr,
+ * each starting "loopd: ".
  */
+#include <sys/stat.h>
+
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "loopd/broker_port.h"
+#include "loopd/config.h"
+#include "loopd/model.h"
+#include "loopd/selftest.h"
+#include "loopd/serve.h"
+
+static volatile sig_atomic_t stop;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void
+print_line(void *arg, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "loopd: %s\n", line);
+}
+
+static int
+usage(void)
+{
+	fprintf(stderr, "usage: loopd serve --config PATH\n");
+	return 2;
+}
+
+/* Blocks the stop signals everywhere but in the accept loop's wait. */
+static void
+setup_signals(sigset_t *wait_mask)
+{
+	struct sigaction sa;
+	sigset_t block;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &block, wait_mask);
+	sigdelset(wait_mask, SIGTERM);
+	sigdelset(wait_mask, SIGINT);
+}
+
+static int
+serve(const struct loop_config *cfg)
+{
+	struct model_client *model = NULL;
+	struct bport *bp = NULL;
+	struct tool_port port;
+	struct turn_env env;
+	struct bx_error err;
+	sigset_t wait_mask;
+	int fd, rc = 1;
+
+	if (model_client_new(cfg->lc_model_url, cfg->lc_model,
+	    cfg->lc_timeout_s, &stop, &model, &err) == -1)
+		goto fail;
+	memset(&env, 0, sizeof(env));
+	env.te_home = cfg->lc_home;
+	env.te_model = model;
+	env.te_max_steps = cfg->lc_max_steps;
+	env.te_log = print_line;
+	env.te_stop = &stop;
+	if (cfg->lc_broker_socket != NULL) {
+		if (bport_new(cfg->lc_broker_socket, &stop, &bp, &err) == -1)
+			goto fail;
+		bport_tool_port(bp, &port);
+		env.te_port = &port;
+	} else
+		fprintf(stderr, "loopd: the configuration has no [broker]: "
+		    "every tool call but clock, find_tool and call_tool's "
+		    "lookups fails with \"no tool broker is configured\"; "
+		    "see docs/runbook.md#no-tool-broker\n");
+	setup_signals(&wait_mask);
+	if (loop_serve_bind(cfg->lc_loop_socket, &fd, &err) == -1)
+		goto fail;
+	fprintf(stderr, "loopd: serving %s (model %s at %s)\n",
+	    cfg->lc_loop_socket, cfg->lc_model, cfg->lc_model_url);
+	if (loop_serve_run(fd, cfg->lc_loop_socket, &env, &stop, &wait_mask,
+	    &err) == -1)
+		goto fail;
+	fprintf(stderr, "loopd: stopped\n");
+	rc = 0;
+	goto out;
+fail:
+	fprintf(stderr, "loopd: %s\n", err.msg);
+out:
+	bport_free(bp);
+	model_client_free(model);
+	return rc;
+}
 
 int
 main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "usage: loopd serve --config PATH\n");
-	fprintf(stderr, "loopd: not implemented yet in this build\n");
-	return 2;
+	struct loop_config *cfg;
+	struct bx_error err;
+	int rc;
+
+	if (argc != 4 || strcmp(argv[1], "serve") != 0 ||
+	    strcmp(argv[2], "--config") != 0)
+		return usage();
+	umask(077);
+	if (loop_config_load(argv[3], &cfg, &err) == -1) {
+		fprintf(stderr, "loopd: %s\n", err.msg);
+		return 1;
+	}
+	if (selftest_run(cfg->lc_home, &err) == -1) {
+		fprintf(stderr, "loopd: %s\n", err.msg);
+		loop_config_free(cfg);
+		return 1;
+	}
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		fprintf(stderr, "loopd: libcurl could not start\n");
+		loop_config_free(cfg);
+		return 1;
+	}
+	rc = serve(cfg);
+	curl_global_cleanup();
+	loop_config_free(cfg);
+	return rc;
 }

@@ -1,0 +1,222 @@
+/*
+ * broker_port.c: BrokerPort. The socket is non-blocking so that a broker
+ * whose backlog is full is "unavailable" at once rather than a hang, and
+ * every wait is cut into slices so that loopd can stop while a call waits
+ * for the owner.
+ */
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loopd/broker_port.h"
+#include "proto/frame.h"
+
+#define BPORT_RUNBOOK	"see docs/runbook.md#broker-unavailable"
+
+struct bport {
+	struct sockaddr_un		 bp_addr;
+	const volatile sig_atomic_t	*bp_stop;
+};
+
+int
+bport_new(const char *path, const volatile sig_atomic_t *stop,
+    struct bport **ret, struct bx_error *err)
+{
+	struct bport *bp;
+
+	if (strlen(path) >= sizeof(bp->bp_addr.sun_path))
+		return bx_fail(err, "broker socket path %s is too long", path);
+	if ((bp = calloc(1, sizeof(*bp))) == NULL)
+		return bx_fail(err, "out of memory");
+	bp->bp_addr.sun_family = AF_UNIX;
+	strcpy(bp->bp_addr.sun_path, path);
+	bp->bp_stop = stop;
+	*ret = bp;
+	return 0;
+}
+
+void
+bport_free(struct bport *bp)
+{
+	free(bp);
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A failed answer for the model and the notice for the operator. */
+static struct bx_msg *
+unavailable(const struct bport *bp, struct bx_error *notice, const char *why)
+{
+	bx_fail(notice, "the tool broker at %s is unavailable (%s); "
+	    BPORT_RUNBOOK, bp->bp_addr.sun_path, why);
+	return bx_msg_failed(BPORT_UNAVAILABLE);
+}
+
+static int
+connect_broker(const struct bport *bp, struct bx_error *err)
+{
+	int fd;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd == -1)
+		return bx_fail(err, "socket: %s", strerror(errno));
+	while (connect(fd, (const struct sockaddr *)&bp->bp_addr,
+	    sizeof(bp->bp_addr)) == -1) {
+		if (errno == EINTR)
+			continue;
+		bx_fail(err, "connect: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Reads the next frame before deadline (monotonic ms), in slices, so that
+ * the stop flag is seen. Returns the frame status.
+ */
+static enum bx_frame_status
+read_frame(const struct bport *bp, struct bx_frame_reader *rd,
+    int64_t deadline, const char **line, size_t *len, struct bx_error *err)
+{
+	enum bx_frame_status st;
+	int64_t left;
+
+	for (;;) {
+		if (bp->bp_stop != NULL && *bp->bp_stop) {
+			bx_fail(err, "loopd is stopping");
+			return BX_FRAME_IO;
+		}
+		left = deadline - mono_ms();
+		if (left <= 0) {
+			bx_fail(err, "no answer in time");
+			return BX_FRAME_TIMEOUT;
+		}
+		st = bx_frame_read(rd, left < BPORT_STOP_POLL_MS ? (int)left :
+		    BPORT_STOP_POLL_MS, line, len, err);
+		if (st != BX_FRAME_TIMEOUT)
+			return st;
+	}
+}
+
+/* What an error frame from brokerd becomes. */
+static struct bx_msg *
+broker_error(const struct bport *bp, const struct bx_msg *m,
+    struct bx_error *notice)
+{
+	char why[BX_ERROR_MAX];
+
+	snprintf(why, sizeof(why), "it answered error %s: %s",
+	    bx_code_name(m->error.code), m->error.message);
+	return unavailable(bp, notice, why);
+}
+
+/* The wait after the request has gone out; returns the final answer. */
+static struct bx_msg *
+await_answer(const struct bport *bp, int fd, tool_pending_fn *on_pending,
+    void *arg, struct bx_error *notice)
+{
+	int64_t deadline = mono_ms() + BPORT_ANSWER_TIMEOUT_MS, left;
+	struct bx_frame_reader rd;
+	enum bx_frame_status st;
+	struct bx_msg *m = NULL, *out = NULL;
+	struct bx_error why;
+	bool pending = false;
+	const char *line;
+	size_t len;
+
+	bx_frame_reader_init(&rd, fd);
+	while (out == NULL) {
+		st = read_frame(bp, &rd, deadline, &line, &len, &why);
+		if (st != BX_FRAME_OK) {
+			out = unavailable(bp, notice, st == BX_FRAME_EOF ?
+			    "it closed the connection before answering" :
+			    why.msg);
+			break;
+		}
+		if (bx_msg_decode(line, len, &m, &why) == -1) {
+			out = unavailable(bp, notice, why.msg);
+			break;
+		}
+		if (m->kind == BX_MSG_ERROR) {
+			out = broker_error(bp, m, notice);
+		} else if (m->kind != BX_MSG_TOOL_RESPONSE) {
+			out = unavailable(bp, notice, "it sent a message that "
+			    "is not a tool_response");
+		} else if (m->tool_response.status != BX_STATUS_PENDING_APPROVAL) {
+			out = m;
+			m = NULL;
+		} else if (pending) {
+			out = unavailable(bp, notice, "it sent a second "
+			    "pending_approval frame");
+		} else {
+			pending = true;
+			left = m->tool_response.expires + BPORT_PENDING_GRACE_MS -
+			    now_ms();
+			deadline = mono_ms() + (left > 1000 ? left : 1000);
+			on_pending(arg, m->tool_response.approval,
+			    m->tool_response.expires);
+		}
+		bx_msg_free(m);
+		m = NULL;
+	}
+	bx_frame_reader_free(&rd);
+	return out;
+}
+
+static struct bx_msg *
+bport_call(void *ctx, const struct bx_tool_request *req,
+    tool_pending_fn *on_pending, void *arg, struct bx_error *notice)
+{
+	const struct bport *bp = ctx;
+	struct bx_msg *msg, *out;
+	struct bx_error why;
+	int fd;
+
+	notice->msg[0] = '\0';
+	if ((fd = connect_broker(bp, &why)) == -1)
+		return unavailable(bp, notice, why.msg);
+	msg = bx_msg_tool_request(req->session, req->call, req->tool,
+	    req->arguments);
+	if (msg == NULL) {
+		close(fd);
+		return NULL;
+	}
+	if (bx_msg_send(fd, msg, BPORT_WRITE_TIMEOUT_MS, &why) == -1)
+		out = unavailable(bp, notice, why.msg);
+	else
+		out = await_answer(bp, fd, on_pending, arg, notice);
+	bx_msg_free(msg);
+	close(fd);
+	return out;
+}
+
+void
+bport_tool_port(struct bport *bp, struct tool_port *ret)
+{
+	ret->tp_call = bport_call;
+	ret->tp_ctx = bp;
+}

@@ -1,0 +1,43 @@
+/*
+ * broker_port.h: BrokerPort, the ToolPort over brokerd's broker.sock
+ * (design section 8). One connection per request: tool_request out, then
+ * at most one pending_approval frame and the final tool_response in.
+ *
+ * Waiting: BPORT_ANSWER_TIMEOUT_MS for the first frame; after a pending
+ * frame, until its expires plus BPORT_PENDING_GRACE_MS. A broker that
+ * cannot be reached, closes early, times out or sends something other than
+ * the protocol gives the model failed "the tool broker is unavailable" and
+ * the operator a notice ending in see docs/runbook.md#broker-unavailable.
+ * The turn goes on.
+ *
+ * Ownership: bport_new() allocates; bport_free() frees (NULL allowed). The
+ * struct tool_port filled by bport_tool_port() borrows the BrokerPort.
+ */
+#ifndef LOOPD_BROKER_PORT_H
+#define LOOPD_BROKER_PORT_H
+
+#include <signal.h>
+
+#include "proto/error.h"
+#include "loopd/toolport.h"
+
+/* Until brokerd decides (it serializes the calls of a session). */
+#define BPORT_ANSWER_TIMEOUT_MS		(600 * 1000)
+/* After the pending frame: its expires plus this. */
+#define BPORT_PENDING_GRACE_MS		(30 * 1000)
+/* Writing the request. */
+#define BPORT_WRITE_TIMEOUT_MS		(10 * 1000)
+/* How often a wait looks at the stop flag. */
+#define BPORT_STOP_POLL_MS		250
+
+#define BPORT_UNAVAILABLE	"the tool broker is unavailable"
+
+struct bport;
+
+/* stop, when not NULL, ends a wait with failed once it becomes non-zero. */
+int	bport_new(const char *socket_path, const volatile sig_atomic_t *stop,
+	    struct bport **ret, struct bx_error *err);
+void	bport_free(struct bport *);
+void	bport_tool_port(struct bport *, struct tool_port *ret);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * config.h: loopd.toml into a typed configuration (baseline.md section 7,
+ * design section 8).
+ *
+ *	[paths]   home          default BOXMAKER_HOME, then /var/lib/boxmaker
+ *	[sockets] loop          default <home>/run/owner-loop/loop.sock
+ *	[model]   url           required: llama-server's base URL
+ *	          model         default "local"
+ *	          timeout_s     default 300
+ *	[broker]  socket        required when [broker] is there; without the
+ *	                        table every non-core tool call fails
+ *	[turn]    max_steps     default 16
+ *
+ * An unknown table or key, a wrong type or a bad value is an error naming
+ * the file, line and key.
+ *
+ * Ownership: loop_config_load() and loop_config_parse() allocate *ret; the
+ * caller frees it with loop_config_free() (NULL allowed).
+ */
+#ifndef LOOPD_CONFIG_H
+#define LOOPD_CONFIG_H
+
+#include <stddef.h>
+
+#include "proto/error.h"
+
+#define LOOP_CONFIG_DEFAULT_HOME	"/var/lib/boxmaker"
+#define LOOP_CONFIG_DEFAULT_MODEL	"local"
+#define LOOP_CONFIG_DEFAULT_TIMEOUT_S	300
+#define LOOP_CONFIG_DEFAULT_MAX_STEPS	16
+/* Bounds on what loopd.toml may ask for. */
+#define LOOP_CONFIG_MAX_TIMEOUT_S	3600
+#define LOOP_CONFIG_MAX_STEPS		256
+#define LOOP_CONFIG_FILE_MAX		(64 * 1024)
+#define LOOP_CONFIG_PATH_MAX		4096
+#define LOOP_CONFIG_NAME_MAX		256
+/* A Unix socket path must fit sockaddr_un.sun_path with its NUL. */
+#define LOOP_CONFIG_SOCKET_PATH_MAX	107
+
+struct loop_config {
+	char	*lc_home;
+	char	*lc_loop_socket;
+	char	*lc_model_url;
+	char	*lc_model;
+	int	 lc_timeout_s;
+	char	*lc_broker_socket;	/* NULL: no [broker] */
+	int	 lc_max_steps;
+};
+
+/* Reads the file at path; home defaults from getenv("BOXMAKER_HOME"). */
+int	loop_config_load(const char *path, struct loop_config **ret,
+	    struct bx_error *err);
+/* Parses len bytes of buf; name is used in messages; env_home may be NULL. */
+int	loop_config_parse(const char *name, const char *buf, size_t len,
+	    const char *env_home, struct loop_config **ret,
+	    struct bx_error *err);
+void	loop_config_free(struct loop_config *);
+
+#endif

@@ -1,0 +1,311 @@
+/*
+ * serve.c: loop.sock's listener and its connections. The accept loop is
+ * the only place loopd starts threads; a connection's thread reads one
+ * chat frame, runs the turn and streams its events.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto/frame.h"
+#include "proto/message.h"
+#include "loopd/busy.h"
+#include "loopd/serve.h"
+
+struct server {
+	const struct turn_env	*s_env;
+	struct busy		*s_busy;
+	pthread_mutex_t		 s_lock;
+	pthread_cond_t		 s_done;
+	int			 s_threads;
+};
+
+struct conn {
+	struct server	*c_server;
+	int		 c_fd;
+	bool		 c_gone;	/* a write failed: drop later events */
+};
+
+/* Creates the missing directories of path's parent, 0700. */
+static int
+make_parents(const char *path, struct bx_error *err)
+{
+	char dir[PATH_MAX], *p;
+	struct stat st;
+
+	if (strlen(path) >= sizeof(dir))
+		return bx_fail(err, "%s: path too long", path);
+	strcpy(dir, path);
+	if ((p = strrchr(dir, '/')) == NULL || p == dir)
+		return 0;
+	*p = '\0';
+	for (p = dir + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		if (*p == '/')
+			*p = '\0';
+		else
+			p = NULL;
+		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+			return bx_fail(err, "cannot create %s: %s", dir,
+			    strerror(errno));
+		if (p == NULL)
+			break;
+		*p = '/';
+	}
+	if (stat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
+		return bx_fail(err, "%s is not a directory", dir);
+	return 0;
+}
+
+/* Removes a socket nobody listens on; refuses a live one or another file. */
+static int
+remove_stale(const char *path, const struct sockaddr_un *sun,
+    struct bx_error *err)
+{
+	struct stat st;
+	int fd, r;
+
+	if (lstat(path, &st) == -1)
+		return errno == ENOENT ? 0 : bx_fail(err, "%s: %s", path,
+		    strerror(errno));
+	if (!S_ISSOCK(st.st_mode))
+		return bx_fail(err, "%s exists and is not a socket", path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return bx_fail(err, "socket: %s", strerror(errno));
+	r = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
+	close(fd);
+	if (r == 0)
+		return bx_fail(err, "another loopd is listening on %s", path);
+	if (unlink(path) == -1)
+		return bx_fail(err, "cannot remove the stale socket %s: %s",
+		    path, strerror(errno));
+	return 0;
+}
+
+int
+loop_serve_bind(const char *path, int *ret_fd, struct bx_error *err)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return bx_fail(err, "socket path %s is too long", path);
+	strcpy(sun.sun_path, path);
+	if (make_parents(path, err) == -1 || remove_stale(path, &sun, err) == -1)
+		return -1;
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return bx_fail(err, "socket: %s", strerror(errno));
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    chmod(path, 0600) == -1 || listen(fd, 64) == -1) {
+		bx_fail(err, "cannot listen on %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+static void
+emit(void *arg, struct bx_msg *ev)
+{
+	struct conn *c = arg;
+	struct bx_error err;
+
+	if (!c->c_gone && bx_msg_send(c->c_fd, ev, LOOP_SERVE_WRITE_TIMEOUT_MS,
+	    &err) == -1)
+		c->c_gone = true;
+	bx_msg_free(ev);
+}
+
+static void
+answer_error(struct conn *c, enum bx_code code, const char *message)
+{
+	struct bx_error err;
+	struct bx_msg *m;
+
+	if ((m = bx_msg_error(code, message)) == NULL)
+		return;
+	bx_msg_send(c->c_fd, m, LOOP_SERVE_WRITE_TIMEOUT_MS, &err);
+	bx_msg_free(m);
+}
+
+/* Reads the chat frame; answers and returns NULL when there is none. */
+static struct bx_msg *
+read_chat(struct conn *c)
+{
+	struct bx_frame_reader rd;
+	enum bx_frame_status st;
+	struct bx_msg *m = NULL;
+	struct bx_error err;
+	const char *line;
+	size_t len;
+
+	bx_frame_reader_init(&rd, c->c_fd);
+	st = bx_frame_read(&rd, LOOP_SERVE_READ_TIMEOUT_MS, &line, &len, &err);
+	if (st == BX_FRAME_TOO_LARGE)
+		answer_error(c, BX_CODE_FRAME_TOO_LARGE, err.msg);
+	else if (st == BX_FRAME_TIMEOUT || st == BX_FRAME_PARTIAL)
+		answer_error(c, BX_CODE_BAD_REQUEST, "no complete chat frame "
+		    "arrived");
+	else if (st == BX_FRAME_OK && bx_msg_decode(line, len, &m, &err) == -1)
+		answer_error(c, BX_CODE_BAD_REQUEST, err.msg);
+	else if (m != NULL && m->kind != BX_MSG_CHAT) {
+		answer_error(c, BX_CODE_FORBIDDEN, "loop.sock takes chat "
+		    "messages only");
+		bx_msg_free(m);
+		m = NULL;
+	}
+	bx_frame_reader_free(&rd);
+	return m;
+}
+
+static void
+handle(struct conn *c)
+{
+	struct server *s = c->c_server;
+	char id[BX_ID_MAX + 1], msg[256];
+	struct bx_msg *m;
+
+	if ((m = read_chat(c)) == NULL)
+		return;
+	if (m->chat.session == NULL) {
+		if (busy_new_session(s->s_busy, s->s_env->te_home, id) == -1) {
+			answer_error(c, BX_CODE_INTERNAL, "out of memory");
+			goto out;
+		}
+	} else {
+		snprintf(id, sizeof(id), "%s", m->chat.session);
+		if (busy_claim(s->s_busy, id) == -1) {
+			snprintf(msg, sizeof(msg), "session %s already has a "
+			    "turn in progress", id);
+			answer_error(c, BX_CODE_BUSY, msg);
+			goto out;
+		}
+	}
+	turn_run(s->s_env, id, m->chat.text, emit, c);
+	busy_release(s->s_busy, id);
+out:
+	bx_msg_free(m);
+}
+
+static void *
+conn_main(void *arg)
+{
+	struct conn *c = arg;
+	struct server *s = c->c_server;
+
+	handle(c);
+	close(c->c_fd);
+	free(c);
+	pthread_mutex_lock(&s->s_lock);
+	s->s_threads--;
+	pthread_cond_signal(&s->s_done);
+	pthread_mutex_unlock(&s->s_lock);
+	return NULL;
+}
+
+static void
+start_conn(struct server *s, int fd)
+{
+	pthread_attr_t attr;
+	struct conn *c = NULL, refused = { s, fd, false };
+	pthread_t tid;
+	bool room;
+	int r;
+
+	pthread_mutex_lock(&s->s_lock);
+	room = s->s_threads < LOOP_SERVE_MAX_CONNECTIONS;
+	if (room)
+		s->s_threads++;
+	pthread_mutex_unlock(&s->s_lock);
+	if (room && (c = calloc(1, sizeof(*c))) != NULL) {
+		c->c_server = s;
+		c->c_fd = fd;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		r = pthread_create(&tid, &attr, conn_main, c);
+		pthread_attr_destroy(&attr);
+		if (r == 0)
+			return;
+	}
+	answer_error(&refused, BX_CODE_BUSY, "loopd has too many connections; "
+	    "try again");
+	close(fd);
+	free(c);
+	if (!room)
+		return;
+	pthread_mutex_lock(&s->s_lock);
+	s->s_threads--;
+	pthread_mutex_unlock(&s->s_lock);
+}
+
+/* Waits for connection threads to end, at most the grace period. */
+static void
+drain(struct server *s)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += LOOP_SERVE_STOP_GRACE_MS / 1000;
+	pthread_mutex_lock(&s->s_lock);
+	while (s->s_threads > 0)
+		if (pthread_cond_timedwait(&s->s_done, &s->s_lock, &ts) != 0)
+			break;
+	pthread_mutex_unlock(&s->s_lock);
+}
+
+int
+loop_serve_run(int fd, const char *path, const struct turn_env *env,
+    const volatile sig_atomic_t *stop, const sigset_t *wait_mask,
+    struct bx_error *err)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct timespec tick = { 0, LOOP_SERVE_POLL_MS * 1000000L };
+	struct server *s;
+	int cfd, left;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL ||
+	    (s->s_busy = busy_new()) == NULL) {
+		free(s);
+		return bx_fail(err, "out of memory");
+	}
+	s->s_env = env;
+	pthread_mutex_init(&s->s_lock, NULL);
+	pthread_cond_init(&s->s_done, NULL);
+	while (!*stop) {
+		if (ppoll(&pfd, 1, &tick, wait_mask) <= 0)
+			continue;
+		cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+		if (cfd != -1)
+			start_conn(s, cfd);
+	}
+	close(fd);
+	unlink(path);
+	drain(s);
+	pthread_mutex_lock(&s->s_lock);
+	left = s->s_threads;
+	pthread_mutex_unlock(&s->s_lock);
+	/* Threads still running use s: it is left to the process's exit. */
+	if (left > 0)
+		return bx_fail(err, "%d turns were still running after %d s",
+		    left, LOOP_SERVE_STOP_GRACE_MS / 1000);
+	pthread_cond_destroy(&s->s_done);
+	pthread_mutex_destroy(&s->s_lock);
+	busy_free(s->s_busy);
+	free(s);
+	return 0;
+}

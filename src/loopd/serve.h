@@ -1,0 +1,42 @@
+/*
+ * serve.h: loop.sock, where bxctl chat sends chat {session|null, text} and
+ * reads the turn's events back. One connection per chat; one thread per
+ * connection (at most LOOP_SERVE_MAX_CONNECTIONS); one turn at a time per
+ * session, a second chat on a busy session getting error busy.
+ *
+ * loop_serve_bind() creates the socket's directory (0700) when missing,
+ * removes a stale socket (one nobody listens on), binds and sets the
+ * socket to 0600. loop_serve_run() accepts until *stop becomes non-zero,
+ * then stops accepting, waits for the turns in progress to end (they see
+ * the same flag), closes the listener and removes the socket.
+ */
+#ifndef LOOPD_SERVE_H
+#define LOOPD_SERVE_H
+
+#include <signal.h>
+
+#include "proto/error.h"
+#include "loopd/turn.h"
+
+#define LOOP_SERVE_MAX_CONNECTIONS	64
+/* A client has this long to send its chat frame. */
+#define LOOP_SERVE_READ_TIMEOUT_MS	(10 * 1000)
+/* Each event must be taken within this. */
+#define LOOP_SERVE_WRITE_TIMEOUT_MS	(10 * 1000)
+/* How often the accept loop looks at the stop flag. */
+#define LOOP_SERVE_POLL_MS		250
+/* How long stopping waits for turns in progress. */
+#define LOOP_SERVE_STOP_GRACE_MS	(30 * 1000)
+
+int	loop_serve_bind(const char *path, int *ret_fd, struct bx_error *err);
+
+/*
+ * Serves fd (from loop_serve_bind() for path) with env. While it waits for
+ * connections the signal mask is wait_mask when not NULL (so that a
+ * program can keep its stop signals blocked everywhere else).
+ */
+int	loop_serve_run(int fd, const char *path, const struct turn_env *env,
+	    const volatile sig_atomic_t *stop, const sigset_t *wait_mask,
+	    struct bx_error *err);
+
+#endif

@@ -1,0 +1,267 @@
+/*
+ * session_log.c: reading and appending session logs. Each step's lines go
+ * out in a single write followed by fsync, so a crash leaves at most a
+ * torn last line, which the next load reports rather than replays.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/json.h"
+#include "loopd/session_log.h"
+
+#define SESSION_LOG_RUNBOOK	"see docs/runbook.md#session-log-damaged"
+
+static void
+log_path(const char *home, const char *id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/sessions/%s.jsonl", home, id);
+}
+
+bool
+session_log_exists(const char *home, const char *id)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	log_path(home, id, path, sizeof(path));
+	return lstat(path, &st) == 0;
+}
+
+static int
+damaged(struct bx_error *err, const char *path, size_t line, const char *why)
+{
+	if (line == 0)
+		return bx_fail(err, "the session log %s cannot be read (%s): "
+		    "this session is stopped, others go on; "
+		    SESSION_LOG_RUNBOOK, path, why);
+	return bx_fail(err, "the session log %s is damaged at line %zu (%s): "
+	    "this session is stopped, others go on; " SESSION_LOG_RUNBOOK,
+	    path, line, why);
+}
+
+static int
+check_message(const json_t *msg, struct bx_error *err)
+{
+	const char *role;
+
+	if (bx_json_string(msg, "role", &role, err) == -1)
+		return -1;
+	if (strcmp(role, "user") != 0 && strcmp(role, "assistant") != 0 &&
+	    strcmp(role, "tool") != 0)
+		return bx_fail(err, "role \"%s\" is not user, assistant or tool",
+		    role);
+	return 0;
+}
+
+static int
+parse_lines(const char *path, const char *buf, size_t len, json_t *out,
+    struct bx_error *err)
+{
+	struct bx_error why;
+	const char *p = buf, *nl;
+	size_t line = 0;
+	json_t *msg;
+
+	while (p < buf + len) {
+		line++;
+		nl = memchr(p, '\n', (size_t)(buf + len - p));
+		if (nl == NULL)
+			return damaged(err, path, line, "the last line has no "
+			    "newline: loopd stopped while writing it");
+		if (bx_json_parse(p, (size_t)(nl - p), &msg, &why) == -1)
+			return damaged(err, path, line, why.msg);
+		if (check_message(msg, &why) == -1 ||
+		    json_array_append_new(out, msg) == -1)
+			return damaged(err, path, line, why.msg);
+		p = nl + 1;
+	}
+	return 0;
+}
+
+static int
+read_file(int fd, const char *path, char **ret, size_t *ret_len,
+    struct bx_error *err)
+{
+	struct stat st;
+	size_t have = 0;
+	ssize_t n;
+	char *buf;
+
+	if (fstat(fd, &st) == -1)
+		return bx_fail(err, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return damaged(err, path, 0, "it is not a regular file");
+	if (st.st_size > SESSION_LOG_MAX)
+		return bx_fail(err, "the session log %s is larger than %d bytes:"
+		    " start a new session", path, SESSION_LOG_MAX);
+	if ((buf = malloc((size_t)st.st_size + 1)) == NULL)
+		return bx_fail(err, "%s: out of memory", path);
+	while (have < (size_t)st.st_size) {
+		n = read(fd, buf + have, (size_t)st.st_size - have);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return damaged(err, path, 0, n == 0 ? "it shrank while "
+			    "read" : strerror(errno));
+		}
+		have += (size_t)n;
+	}
+	*ret = buf;
+	*ret_len = have;
+	return 0;
+}
+
+int
+session_log_load(const char *home, const char *id, json_t **ret,
+    struct bx_error *err)
+{
+	char path[PATH_MAX], *buf = NULL;
+	json_t *out;
+	size_t len = 0;
+	int fd;
+
+	if ((out = json_array()) == NULL)
+		return bx_fail(err, "out of memory");
+	log_path(home, id, path, sizeof(path));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
+		if (errno == ENOENT) {
+			*ret = out;
+			return 0;
+		}
+		json_decref(out);
+		return damaged(err, path, 0, strerror(errno));
+	}
+	if (read_file(fd, path, &buf, &len, err) == -1 ||
+	    parse_lines(path, buf, len, out, err) == -1) {
+		close(fd);
+		free(buf);
+		json_decref(out);
+		return -1;
+	}
+	close(fd);
+	free(buf);
+	*ret = out;
+	return 0;
+}
+
+static int
+fsync_dir(const char *dir, struct bx_error *err)
+{
+	int fd, r;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return bx_fail(err, "%s: %s", dir, strerror(errno));
+	r = fsync(fd);
+	close(fd);
+	if (r == -1)
+		return bx_fail(err, "fsync %s: %s", dir, strerror(errno));
+	return 0;
+}
+
+/* Opens the log for appending, creating it (and its directory) if need be. */
+static int
+open_log(const char *home, const char *path, struct bx_error *err)
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+	if (fd != -1 || errno != ENOENT)
+		goto done;
+	snprintf(dir, sizeof(dir), "%s/sessions", home);
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		return bx_fail(err, "%s: %s", dir, strerror(errno));
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOCTTY, 0600);
+	if (fd == -1 && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+	else if (fd != -1 && fsync_dir(dir, err) == -1) {
+		close(fd);
+		return -1;
+	}
+done:
+	if (fd == -1)
+		return bx_fail(err, "%s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* The lines for messages[from..], concatenated; NULL on failure. */
+static char *
+render(const json_t *messages, size_t from, size_t *ret_len,
+    struct bx_error *err)
+{
+	char *buf = NULL, *line, *grown;
+	size_t len = 0, n, i;
+
+	for (i = from; i < json_array_size(messages); i++) {
+		line = bx_json_encode_line(json_array_get(messages, i), &n, err);
+		if (line == NULL)
+			goto fail;
+		if ((grown = realloc(buf, len + n + 1)) == NULL) {
+			free(line);
+			bx_fail(err, "out of memory");
+			goto fail;
+		}
+		buf = grown;
+		memcpy(buf + len, line, n);
+		len += n;
+		free(line);
+	}
+	*ret_len = len;
+	return buf;
+fail:
+	free(buf);
+	return NULL;
+}
+
+static int
+write_all(int fd, const char *path, const char *buf, size_t len,
+    struct bx_error *err)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, buf, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return bx_fail(err, "write %s: %s", path,
+			    strerror(errno));
+		buf += n;
+		len -= (size_t)n;
+	}
+	if (fsync(fd) == -1)
+		return bx_fail(err, "fsync %s: %s", path, strerror(errno));
+	return 0;
+}
+
+int
+session_log_append(const char *home, const char *id, const json_t *messages,
+    size_t from, struct bx_error *err)
+{
+	char path[PATH_MAX], *buf;
+	size_t len;
+	int fd, r;
+
+	if (from >= json_array_size(messages))
+		return 0;
+	if ((buf = render(messages, from, &len, err)) == NULL)
+		return -1;
+	log_path(home, id, path, sizeof(path));
+	if ((fd = open_log(home, path, err)) == -1) {
+		free(buf);
+		return -1;
+	}
+	r = write_all(fd, path, buf, len, err);
+	close(fd);
+	free(buf);
+	return r;
+}

@@ -1,0 +1,53 @@
+/*
+ * turn.h: one chat turn (baseline.md section 7). The messages are the
+ * system prompt with memory/core.md, the session's history from its log
+ * and the new text; loopd calls the model, runs each tool call, feeds the
+ * results back, and repeats until a reply has no tool calls or max_steps
+ * model steps were taken. Each step's messages are appended to the
+ * session log (and fsynced) when the step ends.
+ *
+ * Events go to emit as turn_event messages: started, then text, tool_call,
+ * approval_pending and tool_result as they happen, and last done {reply}
+ * or error {message}. Lines for the operator (a refused turn, an
+ * unavailable broker) go to log.
+ *
+ * The caller makes sure only one turn of a session runs at a time
+ * (busy.h). Ownership: emit takes each event message and frees it with
+ * bx_msg_free(); the environment stays the caller's.
+ */
+#ifndef LOOPD_TURN_H
+#define LOOPD_TURN_H
+
+#include <signal.h>
+
+#include "proto/message.h"
+#include "loopd/model.h"
+#include "loopd/toolport.h"
+
+typedef void	turn_emit_fn(void *arg, struct bx_msg *event);
+typedef void	turn_log_fn(void *arg, const char *line);
+
+struct turn_env {
+	const char			*te_home;
+	struct model_client		*te_model;
+	const struct tool_port		*te_port;	/* NULL: no broker */
+	int				 te_max_steps;
+	turn_log_fn			*te_log;
+	void				*te_log_arg;
+	const volatile sig_atomic_t	*te_stop;	/* may be NULL */
+};
+
+/* The system prompt before the owner's notes. */
+#define TURN_SYSTEM_PROMPT \
+	"You are the owner's assistant, running on their own machine. You " \
+	"act only through tools: clock tells the time; find_tool finds the " \
+	"other tools (files, shell, web) with their argument schemas; " \
+	"call_tool calls one of them. The owner's rules decide whether a " \
+	"call may run: a denial comes back as the call's result. Explain it " \
+	"and go on without that tool."
+
+/* Returns 0 when the turn ended with done, -1 when it ended with error. */
+int	turn_run(const struct turn_env *, const char *session, const char *text,
+	    turn_emit_fn *emit, void *arg);
+
+#endif

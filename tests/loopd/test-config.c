@@ -1,0 +1,133 @@
+/* test-config.c: loopd.toml, its defaults and its refusals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "loopd/config.h"
+
+static struct loop_config *
+parse(const char *text, const char *env_home)
+{
+	struct loop_config *c = NULL;
+	struct bx_error err;
+
+	if (loop_config_parse("loopd.toml", text, strlen(text), env_home, &c,
+	    &err) == -1)
+		fail_msg("%s", err.msg);
+	return c;
+}
+
+static void
+refused(const char *text, const char *says)
+{
+	struct loop_config *c = NULL;
+	struct bx_error err;
+
+	assert_int_equal(loop_config_parse("loopd.toml", text, strlen(text),
+	    NULL, &c, &err), -1);
+	assert_null(c);
+	if (strstr(err.msg, says) == NULL)
+		fail_msg("\"%s\" lacks \"%s\"", err.msg, says);
+}
+
+static void
+test_full(void **state)
+{
+	struct loop_config *c;
+
+	(void)state;
+	c = parse("[paths]\nhome = \"/h\"\n[sockets]\nloop = \"/s/loop.sock\"\n"
+	    "[model]\nurl = \"http://127.0.0.1:8080\"\nmodel = \"qwen\"\n"
+	    "timeout_s = 30\n[broker]\nsocket = \"/b/broker.sock\"\n"
+	    "[turn]\nmax_steps = 4\n", "/env");
+	assert_string_equal(c->lc_home, "/h");
+	assert_string_equal(c->lc_loop_socket, "/s/loop.sock");
+	assert_string_equal(c->lc_model_url, "http://127.0.0.1:8080");
+	assert_string_equal(c->lc_model, "qwen");
+	assert_int_equal(c->lc_timeout_s, 30);
+	assert_string_equal(c->lc_broker_socket, "/b/broker.sock");
+	assert_int_equal(c->lc_max_steps, 4);
+	loop_config_free(c);
+}
+
+static void
+test_defaults(void **state)
+{
+	struct loop_config *c;
+
+	(void)state;
+	c = parse("[model]\nurl = \"http://m\"\n", "/env/home");
+	assert_string_equal(c->lc_home, "/env/home");
+	assert_string_equal(c->lc_loop_socket,
+	    "/env/home/run/owner-loop/loop.sock");
+	assert_string_equal(c->lc_model, LOOP_CONFIG_DEFAULT_MODEL);
+	assert_int_equal(c->lc_timeout_s, LOOP_CONFIG_DEFAULT_TIMEOUT_S);
+	assert_null(c->lc_broker_socket);
+	assert_int_equal(c->lc_max_steps, 16);
+	loop_config_free(c);
+	c = parse("[model]\nurl = \"http://m\"\n", NULL);
+	assert_string_equal(c->lc_home, "/var/lib/boxmaker");
+	loop_config_free(c);
+	c = parse("[model]\nurl = \"http://m\"\n", "");
+	assert_string_equal(c->lc_home, "/var/lib/boxmaker");
+	loop_config_free(c);
+}
+
+static void
+test_refusals(void **state)
+{
+	(void)state;
+	refused("[model]\nurl = \"http://m\"\ncolour = 1\n",
+	    "loopd.toml:3: unknown key \"model.colour\"");
+	refused("[model]\nurl = \"http://m\"\n\n[extra]\n",
+	    "loopd.toml:4: unknown table or key \"extra\"");
+	refused("home = \"/x\"\n[model]\nurl = \"http://m\"\n",
+	    "loopd.toml:1: unknown table or key \"home\"");
+	refused("[paths]\nhome = \"/x\"\n", "[model] url is required");
+	refused("[model]\nurl = \"http://m\"\n[broker]\n",
+	    "[broker] needs socket");
+	refused("[model]\nurl = \"http://m\"\n[broker]\nsocket = \"rel\"\n",
+	    "loopd.toml:4: broker.socket must be an absolute path");
+	refused("[model]\nurl = \"http://m\"\ntimeout_s = \"5\"\n",
+	    "loopd.toml:3: model.timeout_s must be an integer");
+	refused("[model]\nurl = \"http://m\"\ntimeout_s = 0\n",
+	    "model.timeout_s must be 1 to");
+	refused("[model]\nurl = \"http://m\"\n[turn]\nmax_steps = 0\n",
+	    "turn.max_steps must be 1 to");
+	refused("[model]\nurl = \"\"\n", "model.url must be a non-empty");
+	refused("[model]\nurl = \"http://m\"\n[sockets]\nloop = \"/"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"\n",
+	    "at most 107 bytes");
+	refused("[model]\nurl = \"http://m\"\n[model]\n", "loopd.toml:3");
+	refused("[model]\nurl = 'x'\nurl = 'y'\n", "loopd.toml:3");
+}
+
+static void
+test_load_missing_file(void **state)
+{
+	struct loop_config *c = NULL;
+	struct bx_error err;
+
+	(void)state;
+	assert_int_equal(loop_config_load("/nonexistent/loopd.toml", &c,
+	    &err), -1);
+	assert_non_null(strstr(err.msg, "/nonexistent/loopd.toml"));
+	assert_null(c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_load_missing_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
