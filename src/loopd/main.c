@@ -91,8 +91,8 @@ serve(const struct loop_config *cfg)
 		env.te_port = &port;
 	} else
 		fprintf(stderr, "loopd: the configuration has no [broker]: "
-		    "every tool call but clock, find_tool and call_tool's "
-		    "lookups fails with \"no tool broker is configured\"; "
+		    "every call of read_file, write_file, shell and "
+		    "http_fetch fails with \"no tool broker is configured\"; "
 		    "see docs/runbook.md#no-tool-broker\n");
 	setup_signals(&wait_mask);
 	if (loop_serve_bind(cfg->lc_loop_socket, &fd, &err) == -1)

@@ -1,0 +1,148 @@
+/*
+ * test-main.c: the loopd program itself: usage, a bad configuration, a
+ * failed self-test (exit 1 with the runbook pointer), and serve until
+ * SIGTERM (exit 0, socket removed).
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "testutil.h"
+
+static char loopd[4096];
+
+/* Starts loopd with args, stderr to dir/stderr; returns its pid. */
+static pid_t
+spawn(const char *dir, const char *a1, const char *a2, const char *a3)
+{
+	char path[4096];
+	pid_t pid;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		execl(loopd, "loopd", a1, a2, a3, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int
+wait_exit(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void
+test_usage(void **state)
+{
+	char *dir = tu_tmpdir();
+
+	(void)state;
+	assert_int_equal(wait_exit(spawn(dir, "serve", NULL, NULL)), 2);
+	assert_int_equal(wait_exit(spawn(dir, "run", "--config", "x")), 2);
+	tu_rmtree(dir);
+}
+
+static void
+test_bad_config(void **state)
+{
+	char *dir = tu_tmpdir(), cfg[4096], *err;
+
+	(void)state;
+	tu_write(dir, "loopd.toml", "[model]\nurl = \"http://x\"\nmodle = \"a\"\n",
+	    37);
+	snprintf(cfg, sizeof(cfg), "%s/loopd.toml", dir);
+	assert_int_equal(wait_exit(spawn(dir, "serve", "--config", cfg)), 1);
+	err = tu_read(dir, "stderr");
+	assert_non_null(strstr(err, "loopd.toml:3: unknown key \"model.modle\""));
+	free(err);
+	tu_rmtree(dir);
+}
+
+static void
+test_selftest_fails(void **state)
+{
+	char *dir = tu_tmpdir(), cfg[4096], text[8192], *err;
+
+	(void)state;
+	tu_write(dir, "home", "a file, not a directory", 23);
+	snprintf(text, sizeof(text), "[paths]\nhome = \"%s/home\"\n[model]\n"
+	    "url = \"http://127.0.0.1:9\"\n", dir);
+	tu_write(dir, "loopd.toml", text, strlen(text));
+	snprintf(cfg, sizeof(cfg), "%s/loopd.toml", dir);
+	assert_int_equal(wait_exit(spawn(dir, "serve", "--config", cfg)), 1);
+	err = tu_read(dir, "stderr");
+	assert_non_null(strstr(err, "loopd: loopd self-test failed: the home "
+	    "is not writable"));
+	assert_non_null(strstr(err, "see docs/runbook.md#loopd-selftest-failed"));
+	free(err);
+	tu_rmtree(dir);
+}
+
+static void
+test_serve_and_stop(void **state)
+{
+	char *dir = tu_tmpdir(), cfg[4096], sock[4096], text[8192], *err;
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	struct stat st;
+	pid_t pid;
+	int i;
+
+	(void)state;
+	snprintf(text, sizeof(text), "[paths]\nhome = \"%s/home\"\n[model]\n"
+	    "url = \"http://127.0.0.1:9\"\n", dir);
+	tu_write(dir, "loopd.toml", text, strlen(text));
+	snprintf(cfg, sizeof(cfg), "%s/loopd.toml", dir);
+	snprintf(sock, sizeof(sock), "%s/home/run/owner-loop/loop.sock", dir);
+	pid = spawn(dir, "serve", "--config", cfg);
+	for (i = 0; i < 600 && lstat(sock, &st) == -1; i++)
+		nanosleep(&pause, NULL);
+	assert_int_equal(lstat(sock, &st), 0);
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	assert_int_equal(wait_exit(pid), 0);
+	assert_int_equal(lstat(sock, &st), -1);
+	err = tu_read(dir, "stderr");
+	assert_non_null(strstr(err, "see docs/runbook.md#no-tool-broker"));
+	assert_non_null(strstr(err, "loopd: stopped"));
+	free(err);
+	tu_rmtree(dir);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_selftest_fails),
+		cmocka_unit_test(test_serve_and_stop),
+	};
+	const char *build = getenv("BX_BUILD_ROOT");
+
+	if (build == NULL) {
+		fprintf(stderr, "test-main: BX_BUILD_ROOT is not set\n");
+		return 1;
+	}
+	snprintf(loopd, sizeof(loopd), "%s/src/loopd/loopd", build);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
