@@ -71,6 +71,27 @@ finish(int status)
 	return status;
 }
 
+/* Says what is wrong with a command line that names no command. */
+static void
+unknown(int argc, char **argv)
+{
+	size_t i, first;
+
+	for (i = 0; i < NCOMMANDS; i++) {
+		first = strcspn(commands[i].name, " ");
+		if (commands[i].name[first] == '\0' ||
+		    strlen(argv[1]) != first ||
+		    strncmp(argv[1], commands[i].name, first) != 0)
+			continue;
+		if (argc < 3)
+			cli_fail("'%s' needs a subcommand", argv[1]);
+		else
+			cli_fail("unknown command '%s %s'", argv[1], argv[2]);
+		return;
+	}
+	cli_fail("unknown command '%s'", argv[1]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -89,7 +110,7 @@ main(int argc, char **argv)
 		if (matches(&commands[i], argc - 1, argv + 1, &words))
 			return finish(commands[i].run(&commands[i],
 			    argc - words, argv + words));
-	cli_fail("unknown command '%s'", argv[1]);
+	unknown(argc, argv);
 	usage(stderr);
 	return CLI_USAGE;
 }
