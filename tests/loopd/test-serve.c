@@ -221,6 +221,34 @@ test_busy_session(void **state)
 }
 
 static void
+test_stop_cuts_a_turn_short(void **state)
+{
+	struct bx_frame_reader rd;
+	struct bx_msg *m;
+	struct server s;
+	int a;
+
+	(void)state;
+	start(&s, "[{\"delay_ms\":60000,\"text\":\"never\"}]");
+	a = dial(s.path);
+	send_line(a, "{\"kind\":\"chat\",\"session\":\"chat-s\",\"text\":\"1\"}\n");
+	bx_frame_reader_init(&rd, a);
+	m = next(&rd);
+	assert_int_equal(m->turn_event.type, BX_EVENT_STARTED);
+	bx_msg_free(m);
+	/* The model request in flight ends; the turn says why. */
+	s.stop = 1;
+	m = next(&rd);
+	assert_non_null(m);
+	assert_int_equal(m->turn_event.type, BX_EVENT_ERROR);
+	assert_non_null(strstr(m->turn_event.text, "loopd is stopping"));
+	bx_msg_free(m);
+	bx_frame_reader_free(&rd);
+	close(a);
+	stop(&s);
+}
+
+static void
 test_bad_requests(void **state)
 {
 	static const struct {
@@ -306,6 +334,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chat_over_socket),
 		cmocka_unit_test(test_busy_session),
+		cmocka_unit_test(test_stop_cuts_a_turn_short),
 		cmocka_unit_test(test_bad_requests),
 		cmocka_unit_test(test_stale_and_live_sockets),
 	};

@@ -235,6 +235,47 @@ test_approval_refused(void **state)
 }
 
 static void
+test_approval_approved(void **state)
+{
+	static const struct fbd_step steps[] = {
+		{ .fa_act = FBD_PENDING_RESULT, .fa_approval = 5,
+		    .fa_text = "drafts/a.md\n" },
+	};
+	const struct bx_turn_event *e;
+	struct tu_events ev;
+	struct rig r;
+	json_t *keep;
+	size_t i;
+
+	(void)state;
+	rig_up(&r, "[{\"content\":\"Let me look.\",\"tool_calls\":[{\"name\":"
+	    "\"call_tool\",\"arguments\":{\"name\":\"shell\",\"arguments\":"
+	    "{\"command\":\"ls\",\"cwd\":\"/home/kyle\"}}}]},"
+	    "{\"text\":\"One draft.\"}]", steps, 1);
+	assert_int_equal(run(&r, "chat-9", "list my drafts", &ev), 0);
+	/* started, text, tool_call, approval_pending, tool_result, done */
+	assert_int_equal(ev.n, 6);
+	assert_int_equal(ev.ev[1]->turn_event.type, BX_EVENT_TEXT);
+	assert_string_equal(ev.ev[1]->turn_event.text, "Let me look.");
+	assert_int_equal(ev.ev[2]->turn_event.type, BX_EVENT_TOOL_CALL);
+	assert_int_equal(ev.ev[3]->turn_event.type, BX_EVENT_APPROVAL_PENDING);
+	assert_int_equal(ev.ev[3]->turn_event.approval, 5);
+	e = &ev.ev[4]->turn_event;
+	assert_int_equal(e->type, BX_EVENT_TOOL_RESULT);
+	assert_int_equal(e->status, BX_STATUS_RESULT);
+	assert_string_equal(e->content, "drafts/a.md\n");
+	assert_int_equal(e->class, BX_CLASS_PRIVATE);
+	assert_true(e->untrusted);
+	for (i = 0; i < 5; i++)
+		assert_false(bx_msg_is_final(ev.ev[i]));
+	assert_true(bx_msg_is_final(ev.ev[5]));
+	tu_events_free(&ev);
+	assert_string_equal(last_content(&r, 1, &keep), "drafts/a.md\n");
+	json_decref(keep);
+	rig_down(&r);
+}
+
+static void
 test_arguments_object_or_string(void **state)
 {
 	static const struct fbd_step steps[] = {
@@ -459,6 +500,7 @@ main(void)
 		cmocka_unit_test(test_plain_reply),
 		cmocka_unit_test(test_history_replayed),
 		cmocka_unit_test(test_approval_refused),
+		cmocka_unit_test(test_approval_approved),
 		cmocka_unit_test(test_arguments_object_or_string),
 		cmocka_unit_test(test_bad_tool_calls_go_on),
 		cmocka_unit_test(test_find_tool),
