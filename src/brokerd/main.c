@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "brokerd/explain.h"
+#include "brokerd/serve.h"
 
 struct command {
 	const char	*cmd_name;
@@ -15,6 +16,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "explain", explain_main },
+	{ "serve", serve_main },
 };
 
 static int
@@ -22,6 +24,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: brokerd explain --config PATH [--taint CLASS] "
 	    "[--now TIMESTAMP] [--json] TOOL ARGUMENTS_JSON\n");
+	fprintf(stderr, "       brokerd serve --config PATH [--accept-break]\n");
 	return 2;
 }
 

@@ -25,6 +25,7 @@
 #define BROKERD_SERVE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "brokerd/broker.h"
 #include "proto/error.h"
@@ -68,5 +69,14 @@ int	 serve_run(struct serve *, struct bx_error *);
 void	 serve_stop(struct serve *);
 
 void	 serve_free(struct serve *);
+
+/*
+ * `brokerd serve --config PATH [--accept-break]` (serve_main.c): startup
+ * (config, the audit lock and startup check, the grants check), serving,
+ * and a clean stop on SIGTERM or SIGINT. argv[0] is "serve"; it prints to
+ * errs and returns the exit status: 0 after a clean stop, 1 on a failure,
+ * 2 for a usage error or --accept-break with nothing to accept.
+ */
+int	 serve_main(int argc, char **argv, FILE *out, FILE *errs);
 
 #endif
