@@ -1,7 +1,10 @@
 /*
- * test-approvals.c: the pending-approval table (design section 6): answers
- * from another thread, expiry, a connection that goes away, unknown and
- * already answered ids.
+ * test-approvals.c: approvals (design section 6). First the pending table
+ * itself: answers from another thread, expiry, a connection that goes away,
+ * unknown and already answered ids. Then the design's cases through a whole
+ * broker in one process: approve; refuse; expire with ttl_ms 100; approve
+ * after the grant file was removed; approve after the taint rose past
+ * max_taint; an unknown id; a loopd connection dropped while pending.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +15,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "broker-fixture.h"
 #include "brokerd/approvals.h"
+#include "grants-fixture.h"
+#include "proto/chain.h"
 
 static struct approvals_item
 item(uint64_t id, int64_t expires)
@@ -231,6 +237,320 @@ test_list_copies_pending_oldest_first(void **state)
 	approvals_free(t);
 }
 
+/* An ask call pending in the broker: its thread, peer and approval id. */
+struct asked {
+	struct bpeer	 p;
+	struct bcall	*call;
+	uint64_t	 id;
+	int64_t		 expires;
+};
+
+static void
+ask_notes(struct bfix *f, struct asked *a, const char *session,
+    const char *call)
+{
+	struct bx_msg *m;
+
+	bpeer_init(&a->p);
+	a->call = bfix_call_async(f, &a->p, session, call, "read_file",
+	    "{\"path\":\"/notes/a\"}");
+	bpeer_wait(&a->p, 1);
+	m = bpeer_frame(&a->p, 0);
+	assert_int_equal(m->kind, BX_MSG_TOOL_RESPONSE);
+	assert_int_equal(m->tool_response.status, BX_STATUS_PENDING_APPROVAL);
+	assert_false(bx_msg_is_final(m));
+	a->id = m->tool_response.approval;
+	a->expires = m->tool_response.expires;
+	bx_msg_free(m);
+	assert_int_equal(recording_count(&f->rec), 0);
+}
+
+/* Waits for the call's end; its final frame must be status st. */
+static struct bx_msg *
+finish(struct asked *a, enum bx_status st)
+{
+	struct bx_msg *m;
+
+	bfix_join(a->call);
+	assert_int_equal(a->p.nframes, 2);
+	m = bpeer_frame(&a->p, 1);
+	assert_true(bx_msg_is_final(m));
+	if (m->tool_response.status != st)
+		fail_msg("status %s, want %s: %s",
+		    bx_status_name(m->tool_response.status),
+		    bx_status_name(st), a->p.frames[1]);
+	return m;
+}
+
+static void
+finish_denied(struct asked *a, enum bx_deny reason)
+{
+	struct bx_msg *m = finish(a, BX_STATUS_DENIED);
+
+	assert_string_equal(bx_deny_name(m->tool_response.reason),
+	    bx_deny_name(reason));
+	bx_msg_free(m);
+	bpeer_free(&a->p);
+}
+
+static struct bx_msg *
+approve(struct bfix *f, uint64_t id)
+{
+	return bfix_admin(f, bx_msg_approve(id));
+}
+
+static void
+expect_no_such(struct bx_msg *m)
+{
+	assert_int_equal(m->kind, BX_MSG_ERROR);
+	assert_int_equal(m->error.code, BX_CODE_NO_SUCH_APPROVAL);
+	bx_msg_free(m);
+}
+
+/* The Approval record that must follow the Decision record with seq id. */
+static void
+expect_approval(struct bfix *f, uint64_t id, enum bx_answer answer,
+    enum bx_outcome_kind kind, enum bx_deny reason, const char *why)
+{
+	struct bx_audit_record *r;
+	const struct bx_ev_approval *a = NULL;
+	size_t i, n;
+
+	n = bfix_records(f, &r);
+	for (i = 0; i < n; i++)
+		if (r[i].event.type == BX_EVENT_APPROVAL &&
+		    r[i].event.approval.decision == id) {
+			assert_true(r[i].seq > id);
+			a = &r[i].event.approval;
+			break;
+		}
+	assert_non_null(a);
+	assert_int_equal(a->answer, answer);
+	assert_int_equal(a->outcome.kind, kind);
+	if (kind == BX_OUTCOME_DENIED)
+		assert_string_equal(bx_deny_name(a->outcome.reason),
+		    bx_deny_name(reason));
+	if (answer == BX_ANSWER_EXPIRED)
+		assert_null(a->by);
+	else
+		assert_string_equal(a->by, "bxctl");
+	if (why == NULL)
+		assert_null(a->reason);
+	else
+		assert_string_equal(a->reason, why);
+	bfix_records_free(r, n);
+}
+
+static int
+setup_broker(void **state)
+{
+	struct bfix *f = bfix_new(900000, NULL);
+
+	bfix_grant(f, "notes", "read_file", "ask", "private", "private", false,
+	    "paths = [\"/notes\"]");
+	*state = f;
+	return 0;
+}
+
+static int
+teardown_broker(void **state)
+{
+	bfix_free(*state);
+	return 0;
+}
+
+static void
+test_approve_runs_the_call(void **state)
+{
+	struct bfix *f = *state;
+	struct bx_msg *m, *list;
+	struct asked a;
+
+	ask_notes(f, &a, "s1", "c1");
+	assert_int_equal(a.expires, bfix_now(f) + 900000);
+	list = bfix_admin(f, bx_msg_new(BX_MSG_APPROVALS));
+	assert_int_equal(list->kind, BX_MSG_APPROVAL_LIST);
+	assert_int_equal(list->approval_list.nitems, 1);
+	assert_int_equal(list->approval_list.items[0].approval, a.id);
+	assert_string_equal(list->approval_list.items[0].session, "s1");
+	assert_string_equal(list->approval_list.items[0].call, "c1");
+	assert_string_equal(list->approval_list.items[0].tool, "read_file");
+	assert_string_equal(list->approval_list.items[0].arguments,
+	    "{\"path\":\"/notes/a\"}");
+	assert_string_equal(list->approval_list.items[0].grant, "notes");
+	assert_int_equal(list->approval_list.items[0].taint, BX_CLASS_PRIVATE);
+	assert_int_equal(list->approval_list.items[0].created, bfix_now(f));
+	assert_int_equal(list->approval_list.items[0].expires, a.expires);
+	bx_msg_free(list);
+
+	m = approve(f, a.id);
+	assert_int_equal(m->kind, BX_MSG_APPROVE_RESULT);
+	assert_int_equal(m->approve_result.kind, BX_OUTCOME_ASK);
+	bx_msg_free(m);
+	m = finish(&a, BX_WIRE_STATUS_RESULT);
+	assert_string_equal(m->tool_response.content, "content");
+	bx_msg_free(m);
+	bpeer_free(&a.p);
+	assert_int_equal(recording_count(&f->rec), 1);
+	expect_approval(f, a.id, BX_ANSWER_APPROVED, BX_OUTCOME_ASK, 0, NULL);
+	/* Answered: it is gone. */
+	expect_no_such(approve(f, a.id));
+	assert_int_equal(approvals_pending(f->approvals), 0);
+}
+
+static void
+test_refuse_denies_with_the_reason(void **state)
+{
+	struct bfix *f = *state;
+	struct bx_msg *m;
+	struct asked a;
+
+	ask_notes(f, &a, "s1", "c1");
+	m = bfix_admin(f, bx_msg_refuse(a.id, "not now"));
+	assert_int_equal(m->kind, BX_MSG_OK);
+	bx_msg_free(m);
+	finish_denied(&a, BX_DENY_APPROVAL_REFUSED);
+	assert_int_equal(recording_count(&f->rec), 0);
+	expect_approval(f, a.id, BX_ANSWER_REFUSED, BX_OUTCOME_DENIED,
+	    BX_DENY_APPROVAL_REFUSED, "not now");
+	expect_no_such(bfix_admin(f, bx_msg_refuse(a.id, NULL)));
+}
+
+static void
+test_expires_with_ttl_100(void **state)
+{
+	struct bfix *f = bfix_new(100, NULL);
+	struct asked a;
+
+	(void)state;
+	bfix_grant(f, "notes", "read_file", "ask", "private", "private", false,
+	    "paths = [\"/notes\"]");
+	ask_notes(f, &a, "s1", "c1");
+	assert_int_equal(a.expires, bfix_now(f) + 100);
+	/* What serve's expiry thread does once a second. */
+	bfix_set_now(f, bfix_now(f) + 99);
+	assert_int_equal(approvals_expire(f->approvals, bfix_now(f)), 0);
+	bfix_set_now(f, bfix_now(f) + 1);
+	assert_int_equal(approvals_expire(f->approvals, bfix_now(f)), 1);
+	finish_denied(&a, BX_DENY_APPROVAL_EXPIRED);
+	assert_int_equal(recording_count(&f->rec), 0);
+	expect_approval(f, a.id, BX_ANSWER_EXPIRED, BX_OUTCOME_DENIED,
+	    BX_DENY_APPROVAL_EXPIRED, NULL);
+	expect_no_such(approve(f, a.id));
+	bfix_free(f);
+}
+
+static void
+test_expiry_is_the_grants_when_earlier(void **state)
+{
+	struct bfix *f = *state;
+	struct bx_msg *m;
+	struct asked a;
+	int64_t grant_expires;
+	struct bx_error err;
+
+	assert_int_equal(bx_time_parse("2026-09-18T12:05:00.000Z",
+	    &grant_expires, &err), 0);
+	fixture_text(f->grants, "notes.toml", "tool = \"read_file\"\n"
+	    "mode = \"ask\"\nmax_taint = \"private\"\n"
+	    "result_class = \"private\"\n"
+	    "expires = \"2026-09-18T12:05:00.000Z\"\n\n"
+	    "[constraints]\npaths = [\"/notes\"]\n");
+	ask_notes(f, &a, "s1", "c1");
+	assert_int_equal(a.expires, grant_expires);
+	approvals_expire(f->approvals, grant_expires);
+	finish_denied(&a, BX_DENY_APPROVAL_EXPIRED);
+	m = approve(f, a.id);
+	expect_no_such(m);
+}
+
+static void
+test_approve_after_the_grant_was_removed(void **state)
+{
+	struct bfix *f = *state;
+	struct bx_msg *m;
+	struct asked a;
+
+	ask_notes(f, &a, "s1", "c1");
+	bfix_ungrant(f, "notes");
+	m = approve(f, a.id);
+	assert_int_equal(m->kind, BX_MSG_APPROVE_RESULT);
+	assert_int_equal(m->approve_result.kind, BX_OUTCOME_DENIED);
+	assert_int_equal(m->approve_result.reason, BX_DENY_NO_GRANT);
+	bx_msg_free(m);
+	finish_denied(&a, BX_DENY_NO_GRANT);
+	assert_int_equal(recording_count(&f->rec), 0);
+	expect_approval(f, a.id, BX_ANSWER_APPROVED, BX_OUTCOME_DENIED,
+	    BX_DENY_NO_GRANT, NULL);
+}
+
+static void
+test_approve_after_the_taint_rose(void **state)
+{
+	struct bfix *f = *state;
+	struct bx_msg *m;
+	struct bpeer p;
+	struct asked a;
+
+	bfix_grant(f, "vault", "read_file", "auto", "secret", "secret", false,
+	    "paths = [\"/vault\"]");
+	ask_notes(f, &a, "s1", "c1");
+	/* The waiting call does not hold its session: this one runs. */
+	bpeer_init(&p);
+	bfix_call(f, &p, "s1", "c2", "read_file", "{\"path\":\"/vault/key\"}");
+	m = bpeer_frame(&p, 0);
+	assert_int_equal(m->tool_response.status, BX_WIRE_STATUS_RESULT);
+	bx_msg_free(m);
+	bpeer_free(&p);
+	assert_int_equal(bfix_state(f, "s1").taint, BX_CLASS_SECRET);
+	m = approve(f, a.id);
+	assert_int_equal(m->approve_result.kind, BX_OUTCOME_DENIED);
+	assert_int_equal(m->approve_result.reason, BX_DENY_TAINT_TOO_HIGH);
+	bx_msg_free(m);
+	finish_denied(&a, BX_DENY_TAINT_TOO_HIGH);
+	assert_int_equal(recording_count(&f->rec), 1);
+	expect_approval(f, a.id, BX_ANSWER_APPROVED, BX_OUTCOME_DENIED,
+	    BX_DENY_TAINT_TOO_HIGH, NULL);
+}
+
+static void
+test_an_unknown_id_is_no_such_approval(void **state)
+{
+	struct bfix *f = *state;
+
+	expect_no_such(approve(f, 999));
+	expect_no_such(bfix_admin(f, bx_msg_refuse(999, "no")));
+}
+
+static void
+test_dropped_connection_is_abandoned(void **state)
+{
+	struct bfix *f = *state;
+	struct bx_chain_report *rep;
+	struct bx_audit_record *r;
+	struct asked a;
+	size_t n;
+
+	ask_notes(f, &a, "s1", "c1");
+	bpeer_set_gone(&a.p);
+	bfix_join(a.call);
+	assert_int_equal(a.p.rc, -1);
+	assert_int_equal(a.p.nframes, 1);
+	bpeer_free(&a.p);
+	assert_int_equal(approvals_pending(f->approvals), 0);
+	expect_no_such(approve(f, a.id));
+	/* Nothing was written after the Decision. */
+	n = bfix_records(f, &r);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].event.decision.outcome.kind, BX_OUTCOME_ASK);
+	bfix_records_free(r, n);
+	rep = bfix_verify(f);
+	assert_int_equal(rep->nabandoned, 1);
+	assert_int_equal(rep->abandoned[0], a.id);
+	bx_chain_report_free(rep);
+	assert_int_equal(recording_count(&f->rec), 0);
+}
+
 int
 main(void)
 {
@@ -242,6 +562,17 @@ main(void)
 		cmocka_unit_test(test_expire_wakes_the_waiter),
 		cmocka_unit_test(test_gone_connection_removes_the_entry),
 		cmocka_unit_test(test_list_copies_pending_oldest_first),
+#define T(name) cmocka_unit_test_setup_teardown(name, setup_broker, \
+    teardown_broker)
+		T(test_approve_runs_the_call),
+		T(test_refuse_denies_with_the_reason),
+		cmocka_unit_test(test_expires_with_ttl_100),
+		T(test_expiry_is_the_grants_when_earlier),
+		T(test_approve_after_the_grant_was_removed),
+		T(test_approve_after_the_taint_rose),
+		T(test_an_unknown_id_is_no_such_approval),
+		T(test_dropped_connection_is_abandoned),
+#undef T
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
