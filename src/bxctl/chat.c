@@ -158,6 +158,8 @@ cmd_chat(const struct cli_command *cmd, int argc, char **argv)
 	if ((r = options_socket(cmd, admin, SOCK_ADMIN_REL, admin_path)) !=
 	    CLI_OK)
 		return r;
+	if (say != NULL && say[0] == '\0')
+		return cli_usage_error(cmd, "--say needs a message");
 	if (say != NULL && !sendable(say, strlen(say)))
 		return cli_usage_error(cmd, "--say must be UTF-8 text of at "
 		    "most %d bytes", CHAT_TEXT_MAX);

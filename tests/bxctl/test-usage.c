@@ -165,6 +165,8 @@ test_operands(void **state)
 		    "needs an argument\n" },
 		{ "chat", "--say", "\xff", NULL, "bxctl chat: --say must be "
 		    "UTF-8 text of at most 65536 bytes\n" },
+		{ "chat", "--say", "", NULL, "bxctl chat: --say needs a "
+		    "message\n" },
 		{ "chat", "hello", NULL, NULL, "bxctl chat: unexpected "
 		    "argument 'hello'\n" },
 		{ "approvals", "\x1b[31m", NULL, NULL, "bxctl approvals: "
