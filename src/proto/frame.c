@@ -226,11 +226,15 @@ bx_frame_read(struct bx_frame_reader *r, int timeout_ms,
 	}
 }
 
-/* write(2), or send(2) with MSG_NOSIGNAL where fd is a socket. */
+/*
+ * send(2) where fd is a socket: MSG_DONTWAIT, so a blocking socket cannot
+ * hold the call past its deadline, and MSG_NOSIGNAL, so a closed peer is
+ * EPIPE rather than SIGPIPE. write(2) otherwise.
+ */
 static ssize_t
 put(int fd, const char *buf, size_t len)
 {
-	ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+	ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 	if (n == -1 && errno == ENOTSOCK)
 		n = write(fd, buf, len);

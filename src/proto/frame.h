@@ -82,9 +82,11 @@ size_t	bx_frame_reader_held(const struct bx_frame_reader *);
 /*
  * Writes all len bytes of buf (a whole frame, '\n' included, at most
  * BX_FRAME_MAX bytes: longer is BX_FRAME_TOO_LARGE and nothing is written)
- * within timeout_ms (-1: no limit). On sockets it uses MSG_NOSIGNAL, so a
- * closed peer is BX_FRAME_IO (EPIPE), not SIGPIPE. Returns BX_FRAME_OK,
- * BX_FRAME_TIMEOUT, BX_FRAME_TOO_LARGE or BX_FRAME_IO.
+ * within timeout_ms (-1: no limit). On sockets it sends with MSG_DONTWAIT
+ * and MSG_NOSIGNAL: the deadline holds even on a blocking socket, and a
+ * closed peer is BX_FRAME_IO (EPIPE), not SIGPIPE. On other descriptors it
+ * uses write(2), and only a non-blocking one keeps the deadline exactly.
+ * Returns BX_FRAME_OK, BX_FRAME_TIMEOUT, BX_FRAME_TOO_LARGE or BX_FRAME_IO.
  */
 enum bx_frame_status	bx_frame_write(int fd, const char *buf, size_t len,
 			    int timeout_ms, struct bx_error *);
