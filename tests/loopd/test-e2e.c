@@ -1,0 +1,156 @@
+/*
+ * test-e2e.c: the end-to-end test of design section 12, in one process:
+ * the fake llama-server, loopd's turn loop with its BrokerPort, and
+ * brokerd's library serving broker.sock with the recording runtime. The
+ * scripted model calls call_tool for read_file with no grant; its next
+ * request carries "Denied: no grant allows this call."; the audit log
+ * holds one Decision record, denied with no_grant; nothing ran.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "fake_llama.h"
+#include "loopd/broker_port.h"
+#include "loopd/turn.h"
+#include "e2e_broker.h"
+#include "testutil.h"
+
+/* The single audit file's lines; fails unless there is exactly one file. */
+static char *
+audit_log(const char *home)
+{
+	char dir[4096], name[300];
+	struct dirent *de;
+	int files = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/audit", home);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL)
+		if (strstr(de->d_name, ".jsonl") != NULL) {
+			snprintf(name, sizeof(name), "audit/%s", de->d_name);
+			files++;
+		}
+	closedir(d);
+	assert_int_equal(files, 1);
+	return tu_read(home, name);
+}
+
+static void
+test_denied_call_reaches_the_model(void **state)
+{
+	struct fake_llama_opts opts = { .script =
+	    "[{\"tool_calls\":[{\"name\":\"call_tool\",\"id\":\"call1\","
+	    "\"arguments\":{\"name\":\"read_file\",\"arguments\":"
+	    "{\"path\":\"/etc/hosts\"}}}]},"
+	    "{\"text\":\"No grant lets me read /etc/hosts.\"}]" };
+	char *home = tu_tmpdir(), url[64], *log, *body;
+	const struct bx_turn_event *e;
+	struct model_client *mc = NULL;
+	struct fake_llama *fl = NULL;
+	struct e2e_broker *broker;
+	struct bport *bp = NULL;
+	struct tool_port port;
+	struct turn_env env;
+	struct tu_events ev = { 0 };
+	struct bx_error err;
+	json_t *req, *msgs, *last, *rec, *event;
+
+	(void)state;
+	if (fake_llama_start(&opts, &fl, &err) == -1)
+		fail_msg("%s", err.msg);
+	fake_llama_url(fl, url, sizeof(url));
+	assert_int_equal(model_client_new(url, "m", 30, NULL, &mc, &err), 0);
+	broker = e2e_broker_start(home);
+	assert_int_equal(bport_new(e2e_broker_socket(broker), NULL, &bp, &err),
+	    0);
+	bport_tool_port(bp, &port);
+	memset(&env, 0, sizeof(env));
+	env.te_home = home;
+	env.te_model = mc;
+	env.te_port = &port;
+	env.te_max_steps = 16;
+
+	assert_int_equal(turn_run(&env, "chat-1758200000000", "read my hosts "
+	    "file", tu_record, &ev), 0);
+	e = tu_find(&ev, BX_EVENT_TOOL_RESULT, 0);
+	assert_non_null(e);
+	assert_int_equal(e->status, BX_STATUS_DENIED);
+	assert_string_equal(e->content, "Denied: no grant allows this call.");
+	assert_int_equal(e->class, BX_CLASS_PUBLIC);
+	assert_false(e->untrusted);
+	assert_string_equal(tu_find(&ev, BX_EVENT_DONE, 0)->text,
+	    "No grant lets me read /etc/hosts.");
+	tu_events_free(&ev);
+
+	/* The model's next request carries the denial as the tool result. */
+	assert_int_equal(fake_llama_request_count(fl), 2);
+	body = fake_llama_request(fl, 1);
+	assert_non_null(strstr(body, "Denied: no grant allows this call."));
+	req = json_loads(body, 0, NULL);
+	free(body);
+	msgs = json_object_get(req, "messages");
+	last = json_array_get(msgs, json_array_size(msgs) - 1);
+	assert_string_equal(json_string_value(json_object_get(last, "role")),
+	    "tool");
+	assert_string_equal(json_string_value(json_object_get(last,
+	    "tool_call_id")), "call1");
+	assert_string_equal(json_string_value(json_object_get(last,
+	    "content")), "Denied: no grant allows this call.");
+	json_decref(req);
+
+	assert_int_equal(e2e_broker_runs(broker), 0);
+	e2e_broker_stop(broker);
+	/* One record: the Decision, denied with no_grant; nothing ran. */
+	log = audit_log(home);
+	assert_non_null(log);
+	assert_non_null(strchr(log, '\n'));
+	assert_string_equal(strchr(log, '\n') + 1, "");
+	rec = json_loads(log, JSON_REJECT_DUPLICATES, NULL);
+	assert_non_null(rec);
+	assert_int_equal(json_integer_value(json_object_get(rec, "seq")), 0);
+	event = json_object_get(rec, "event");
+	assert_string_equal(json_string_value(json_object_get(event, "type")),
+	    "decision");
+	assert_string_equal(json_string_value(json_object_get(event,
+	    "session")), "chat-1758200000000");
+	assert_string_equal(json_string_value(json_object_get(event, "call")),
+	    "call1");
+	assert_string_equal(json_string_value(json_object_get(event, "tool")),
+	    "read_file");
+	assert_string_equal(json_string_value(json_object_get(event,
+	    "arguments")), "{\"path\":\"/etc/hosts\"}");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+	    event, "outcome"), "outcome")), "denied");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+	    event, "outcome"), "reason")), "no_grant");
+	assert_true(json_is_null(json_object_get(event, "grant")));
+	json_decref(rec);
+	free(log);
+
+	bport_free(bp);
+	model_client_free(mc);
+	fake_llama_stop(fl);
+	tu_rmtree(home);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_denied_call_reaches_the_model),
+	};
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
