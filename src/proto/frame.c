@@ -163,11 +163,12 @@ make_room(struct bx_frame_reader *r, struct bx_error *err)
 static bool
 take_line(struct bx_frame_reader *r, const char **ret_line, size_t *ret_len)
 {
-	char *start = r->fr_buf + r->fr_start, *nl;
 	size_t avail = r->fr_len - r->fr_start;
+	char *start, *nl;
 
 	if (r->fr_buf == NULL || r->fr_scanned >= avail)
 		return false;
+	start = r->fr_buf + r->fr_start;
 	nl = memchr(start + r->fr_scanned, '\n', avail - r->fr_scanned);
 	if (nl == NULL) {
 		r->fr_scanned = avail;
