@@ -5,6 +5,7 @@
  * writable (it creates <home>/sessions and <home>/memory, 0700, if
  * missing, and writes, syncs and removes a probe file in sessions/).
  * A failure names the check and ends with the runbook pointer.
+ * Nothing here allocates.
  */
 #ifndef LOOPD_SELFTEST_H
 #define LOOPD_SELFTEST_H

@@ -9,6 +9,10 @@
  * socket to 0600. loop_serve_run() accepts until *stop becomes non-zero,
  * then stops accepting, waits for the turns in progress to end (they see
  * the same flag), closes the listener and removes the socket.
+ *
+ * Ownership: the descriptor loop_serve_bind() returns is the caller's until
+ * it hands it to loop_serve_run(), which closes it. Nothing else is left
+ * allocated once loop_serve_run() returns 0.
  */
 #ifndef LOOPD_SERVE_H
 #define LOOPD_SERVE_H

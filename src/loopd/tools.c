@@ -154,7 +154,8 @@ tools_match_json(const char *query)
 		item = json_pack("{s:s, s:s, s:o}", "name",
 		    discoverable[i].td_name, "description",
 		    discoverable[i].td_description, "parameters",
-		    json_loads(discoverable[i].td_schema, 0, NULL));
+		    json_loads(discoverable[i].td_schema,
+		    JSON_REJECT_DUPLICATES, NULL));
 		if (item == NULL || json_array_append_new(out, item) == -1) {
 			json_decref(out);
 			return NULL;
