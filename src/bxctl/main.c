@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bxctl/audit-verify.h"
 #include "bxctl/cli.h"
 #include "bxctl/commands.h"
 
 static const struct cli_command commands[] = {
+	{ "audit verify", cmd_audit_verify, "bxctl audit verify [--home PATH]" },
 	{ "approvals", cmd_approvals,
 	    "bxctl approvals [--admin-socket PATH]" },
 	{ "approve", cmd_approve,
