@@ -38,6 +38,8 @@ toml_parse(const char *name, const char *buf, size_t len,
 	struct toml_doc *doc;
 	size_t bad;
 
+	if (buf == NULL && len == 0)
+		buf = "";
 	if (len > TOML_MAX_DOCUMENT)
 		return bx_fail(err, "%s: document is %zu bytes, more than the "
 		    "limit of %d (TOML_MAX_DOCUMENT)", name, len,

@@ -2,8 +2,8 @@
  * table.c: TOML's rules against defining anything twice. A [header]
  * defines its table once (tables its path implies may be defined later,
  * once); [[header]] appends to an array of tables it made; dotted keys
- * only extend tables that dotted keys made; inline tables and static
- * arrays are closed once written.
+ * only extend tables that dotted keys made or that headers only implied;
+ * inline tables and static arrays are closed once written.
  */
 #include "toml/grammar.h"
 
@@ -177,22 +177,32 @@ toml_define_header(struct toml_lexer *lx, struct toml_table *root,
 	return header_table(lx, t, last, ret);
 }
 
-/* One step of a dotted key: only into tables dotted keys made. */
+/*
+ * One step of a dotted key: into tables dotted keys made, or ones a
+ * header only implied, which this defines (so no [header] may follow).
+ */
 static int
 dotted_step(struct toml_lexer *lx, struct toml_table *t,
     const struct toml_keypart *part, struct toml_table **ret)
 {
 	struct toml_entry *e;
 	struct toml_value *v;
+	struct toml_table *table;
 
 	if ((e = toml_entry_find(t, part->k_s, part->k_len)) == NULL)
 		return new_table(lx, t, part, TOML_ORIGIN_DOTTED, ret);
 	v = e->e_value;
 	if (v->v_type != TOML_TABLE)
 		return already(lx, part, e, ", not a table");
-	if (v->v_u.table->t_origin != TOML_ORIGIN_DOTTED)
+	table = v->v_u.table;
+	if (table->t_origin == TOML_ORIGIN_IMPLICIT) {
+		table->t_origin = TOML_ORIGIN_DOTTED;
+		table->t_line = v->v_line = part->k_line;
+		v->v_column = part->k_column;
+	}
+	if (table->t_origin != TOML_ORIGIN_DOTTED)
 		return already(lx, part, e, "; dotted keys cannot extend it");
-	*ret = v->v_u.table;
+	*ret = table;
 	return 0;
 }
 

@@ -77,9 +77,10 @@ struct toml_datetime {
 
 /*
  * Parses len bytes of buf (need not be NUL-terminated; must be UTF-8, an
- * optional BOM is skipped). name is used in error messages, usually the
- * file's path. On success *ret is the new document and 0 is returned; on
- * failure -1 and err holds "<name>:<line>: <message>".
+ * optional BOM is skipped; buf may be NULL when len is 0). name (not NULL)
+ * is used in error messages, usually the file's path. On success *ret is
+ * the new document and 0 is returned; on failure -1 and err holds
+ * "<name>:<line>: <message>", and *ret is untouched.
  */
 int	toml_parse(const char *name, const char *buf, size_t len,
 	    struct toml_doc **ret, struct bx_error *err);

@@ -74,8 +74,22 @@ test_dotted_keys_cannot_extend_header_tables(void **state)
 {
 	(void)state;
 	parse_fails("[a.b.c]\nz = 9\n[a]\nb.c.t = 1\n",
-	    "t.toml:4: key \"b.c.t\": \"b\" is already defined implicitly by "
-	    "a [table] header on line 1; dotted keys cannot extend it");
+	    "t.toml:4: key \"b.c.t\": \"c\" is already defined by a [table] "
+	    "header on line 1; dotted keys cannot extend it");
+	parse_fails("[a]\nx = 1\n[b]\nx = 2\n[b]\n",
+	    "t.toml:5: table [b]: \"b\" is already defined by a [table] "
+	    "header on line 3");
+}
+
+static void
+test_dotted_keys_define_implied_tables(void **state)
+{
+	(void)state;
+	/* [a.b.c] implies a.b; dotted keys in [a] may define it, once. */
+	toml_doc_free(parse_ok("[a.b.c]\n[a]\nb.x = 1\n[a.b.e]\n"));
+	parse_fails("[a.b.c]\n[a]\n\nb.x = 1\n[a.b]\n",
+	    "t.toml:5: table [a.b]: \"b\" is already defined by dotted keys "
+	    "on line 4");
 }
 
 static void
@@ -267,6 +281,18 @@ test_buffer_need_not_be_terminated(void **state)
 	toml_doc_free(doc);
 }
 
+static void
+test_empty_input_may_be_null(void **state)
+{
+	struct toml_doc *doc = NULL;
+	struct bx_error err;
+
+	(void)state;
+	assert_int_equal(toml_parse("t.toml", NULL, 0, &doc, &err), 0);
+	assert_int_equal(toml_table_len(toml_doc_root(doc)), 0);
+	toml_doc_free(doc);
+}
+
 int
 main(void)
 {
@@ -278,6 +304,7 @@ main(void)
 		cmocka_unit_test(test_implied_table_may_be_defined_once),
 		cmocka_unit_test(test_header_over_dotted_table),
 		cmocka_unit_test(test_dotted_keys_cannot_extend_header_tables),
+		cmocka_unit_test(test_dotted_keys_define_implied_tables),
 		cmocka_unit_test(test_inline_tables_are_sealed),
 		cmocka_unit_test(test_static_array_is_not_an_array_of_tables),
 		cmocka_unit_test(test_value_used_as_table),
@@ -292,6 +319,7 @@ main(void)
 		cmocka_unit_test(test_messages_escape_control_characters_in_keys),
 		cmocka_unit_test(test_error_leaves_output_untouched),
 		cmocka_unit_test(test_buffer_need_not_be_terminated),
+		cmocka_unit_test(test_empty_input_may_be_null),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
