@@ -581,6 +581,28 @@ test_encode_refuses(void **state)
 	free(big);
 }
 
+/* docs/protocol.md shows every fixture, verbatim, as an example frame. */
+static void
+test_documented(void **state)
+{
+	const char *root = getenv("BX_SOURCE_ROOT");
+	char path[512], *doc, *line;
+	size_t i, len;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/docs/protocol.md", root);
+	doc = slurp(path, &len);
+	for (i = 0; i < nfixtures; i++) {
+		/* "    <frame>\n", an indented code line. */
+		assert_true(asprintf(&line, "    %s", fixtures[i].bytes) > 0);
+		if (strstr(doc, line) == NULL)
+			fail_msg("docs/protocol.md lacks the example %s",
+			    fixtures[i].name);
+		free(line);
+	}
+	free(doc);
+}
+
 static void
 test_names(void **state)
 {
@@ -611,6 +633,7 @@ main(void)
 		cmocka_unit_test(test_accepts),
 		cmocka_unit_test(test_constructors),
 		cmocka_unit_test(test_encode_refuses),
+		cmocka_unit_test(test_documented),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, load_fixtures, free_fixtures);
