@@ -6,13 +6,14 @@
 #   make install    install under $(PREFIX) (default /usr/local), honouring DESTDIR
 #   make bench      build and run the benchmarks under bench/
 #   make fuzz       build and run each fuzzer for FUZZ_SECONDS (default 60)
+#   make demo       build, then run the decision path on a temporary home with a fake model
 
 PREFIX ?= /usr/local
 BUILD ?= build
 MESON_FLAGS ?= -Dwerror=true
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps check install bench fuzz clean
+.PHONY: all deps check install bench fuzz demo clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -39,6 +40,9 @@ bench: all
 fuzz:
 	@scripts/install-deps.sh --check --fuzz 2>/dev/null || scripts/install-deps.sh --fuzz
 	@scripts/run-fuzz.sh $(FUZZ_SECONDS)
+
+demo: all
+	@scripts/demo.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)
