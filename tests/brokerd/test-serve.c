@@ -1,0 +1,547 @@
+/*
+ * test-serve.c: brokerd's two sockets (design section 6, baseline section
+ * 3), served in-process on a thread: modes 0600 and 0700; every admin kind
+ * on broker.sock and tool_request on admin.sock forbidden and printed;
+ * calls and approvals over real connections; the expiry thread; a dropped
+ * connection; the bounds, the first-frame deadline and frame_too_large; a
+ * clean stop that removes the sockets.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "broker-fixture.h"
+#include "brokerd/serve.h"
+#include "proto/chain.h"
+#include "proto/frame.h"
+
+/* Generous: nothing here should take more than a moment. */
+#define WAIT_MS	20000
+
+struct sfix {
+	struct bfix	*f;
+	struct serve	*s;
+	pthread_t	 thread;
+	char		 broker[4096];
+	char		 admin[4096];
+	int		 rc;
+};
+
+static void *
+serve_thread(void *arg)
+{
+	struct sfix *x = arg;
+	struct bx_error err;
+
+	x->rc = serve_run(x->s, &err);
+	return NULL;
+}
+
+static struct sfix *
+start(int64_t ttl_ms, size_t max_connections, size_t max_calls,
+    int read_timeout_ms)
+{
+	struct sfix *x = calloc(1, sizeof(*x));
+	struct serve_config sc;
+	struct bx_error err;
+
+	x->f = bfix_new(ttl_ms, NULL);
+	bfix_grant(x->f, "notes", "read_file", "ask", "secret", "private",
+	    false, "paths = [\"/notes\"]");
+	bfix_grant(x->f, "docs", "read_file", "auto", "secret", "public",
+	    false, "paths = [\"/docs\"]");
+	snprintf(x->broker, sizeof(x->broker), "%s/run/loop-broker/broker.sock",
+	    x->f->home);
+	snprintf(x->admin, sizeof(x->admin), "%s/run/owner-broker/admin.sock",
+	    x->f->home);
+	memset(&sc, 0, sizeof(sc));
+	sc.broker_socket = x->broker;
+	sc.admin_socket = x->admin;
+	sc.broker = x->f->broker;
+	sc.max_connections = max_connections;
+	sc.max_calls = max_calls;
+	sc.read_timeout_ms = read_timeout_ms;
+	sc.stop_fd = -1;
+	if ((x->s = serve_new(&sc, &err)) == NULL)
+		fail_msg("serve_new: %s", err.msg);
+	assert_int_equal(pthread_create(&x->thread, NULL, serve_thread, x), 0);
+	return x;
+}
+
+static void
+stop(struct sfix *x)
+{
+	struct stat st;
+
+	serve_stop(x->s);
+	pthread_join(x->thread, NULL);
+	assert_int_equal(x->rc, 0);
+	/* Stopped: the sockets are gone. */
+	assert_int_equal(stat(x->broker, &st), -1);
+	assert_int_equal(stat(x->admin, &st), -1);
+	serve_free(x->s);
+	bfix_free(x->f);
+	free(x);
+}
+
+static int
+dial(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	assert_true((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		fail_msg("connect %s: %s", path, strerror(errno));
+	return fd;
+}
+
+static void
+send_text(int fd, const char *text)
+{
+	assert_int_equal(bx_frame_write(fd, text, strlen(text), WAIT_MS, NULL),
+	    BX_FRAME_OK);
+}
+
+static void
+send_msg(int fd, struct bx_msg *m)
+{
+	struct bx_error err;
+
+	assert_non_null(m);
+	if (bx_msg_send(fd, m, WAIT_MS, &err) == -1)
+		fail_msg("send: %s", err.msg);
+	bx_msg_free(m);
+}
+
+/* The next frame on the connection, decoded; the caller frees it. */
+static struct bx_msg *
+next_frame(struct bx_frame_reader *r)
+{
+	struct bx_msg *m;
+	struct bx_error err;
+	const char *line;
+	size_t len;
+
+	if (bx_frame_read(r, WAIT_MS, &line, &len, &err) != BX_FRAME_OK)
+		fail_msg("no frame: %s", err.msg);
+	if (bx_msg_decode(line, len, &m, &err) == -1)
+		fail_msg("bad frame: %s", err.msg);
+	return m;
+}
+
+/* After the answer, brokerd closes the connection. */
+static void
+expect_closed(struct bx_frame_reader *r)
+{
+	struct bx_error err;
+	const char *line;
+	size_t len;
+
+	assert_int_equal(bx_frame_read(r, WAIT_MS, &line, &len, &err),
+	    BX_FRAME_EOF);
+}
+
+/* Sends one request on a new connection; returns the answer, and closes. */
+static struct bx_msg *
+one(const char *path, struct bx_msg *req)
+{
+	struct bx_frame_reader r;
+	struct bx_msg *m;
+	int fd = dial(path);
+
+	bx_frame_reader_init(&r, fd);
+	send_msg(fd, req);
+	m = next_frame(&r);
+	expect_closed(&r);
+	bx_frame_reader_free(&r);
+	close(fd);
+	return m;
+}
+
+static void
+expect_error(struct bx_msg *m, enum bx_code code)
+{
+	assert_int_equal(m->kind, BX_MSG_ERROR);
+	if (m->error.code != code)
+		fail_msg("error %s, want %s: %s", bx_code_name(m->error.code),
+		    bx_code_name(code), m->error.message);
+	bx_msg_free(m);
+}
+
+static void
+test_modes(void **state)
+{
+	struct sfix *x = start(900000, 0, 0, 0);
+	char dir[4096];
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(stat(x->broker, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(stat(x->admin, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	snprintf(dir, sizeof(dir), "%s/run/loop-broker", x->f->home);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	snprintf(dir, sizeof(dir), "%s/run/owner-broker", x->f->home);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	snprintf(dir, sizeof(dir), "%s/run", x->f->home);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	stop(x);
+}
+
+static void
+test_admin_kinds_on_broker_sock_are_forbidden(void **state)
+{
+	struct sfix *x = start(900000, 0, 0, 0);
+	struct bx_msg *reqs[4];
+	const char *names[4] = { "approvals", "approve", "refuse",
+	    "check_grants" };
+	char want[256];
+	int i;
+
+	(void)state;
+	reqs[0] = bx_msg_new(BX_MSG_APPROVALS);
+	reqs[1] = bx_msg_approve(0);
+	reqs[2] = bx_msg_refuse(0, "x");
+	reqs[3] = bx_msg_new(BX_MSG_CHECK_GRANTS);
+	for (i = 0; i < 4; i++) {
+		expect_error(one(x->broker, reqs[i]), BX_CODE_FORBIDDEN);
+		snprintf(want, sizeof(want), "a %s message on broker.sock (%s)",
+		    names[i], x->broker);
+		if (!bfix_logged(x->f, want))
+			fail_msg("nothing printed like \"%s\"", want);
+	}
+	assert_true(bfix_logged(x->f, "see docs/runbook.md#socket-forbidden"));
+	stop(x);
+}
+
+static void
+test_tool_request_on_admin_sock_is_forbidden(void **state)
+{
+	struct sfix *x = start(900000, 0, 0, 0);
+	char want[256];
+
+	(void)state;
+	expect_error(one(x->admin, bx_msg_tool_request("s1", "c1", "read_file",
+	    "{\"path\":\"/docs/a\"}")), BX_CODE_FORBIDDEN);
+	snprintf(want, sizeof(want), "a tool_request message on admin.sock "
+	    "(%s) is forbidden", x->admin);
+	assert_true(bfix_logged(x->f, want));
+	/* Nothing was decided for it. */
+	assert_false(bfix_audit_contains(x->f, "read_file"));
+	assert_int_equal(recording_count(&x->f->rec), 0);
+	stop(x);
+}
+
+static void
+test_a_call_and_an_approval_over_the_sockets(void **state)
+{
+	struct sfix *x = start(900000, 0, 0, 0);
+	struct bx_frame_reader r;
+	struct bx_msg *m;
+	uint64_t id;
+	int fd;
+
+	(void)state;
+	m = one(x->broker, bx_msg_tool_request("s1", "c1", "read_file",
+	    "{\"path\":\"/docs/a\"}"));
+	assert_int_equal(m->tool_response.status, BX_WIRE_STATUS_RESULT);
+	assert_string_equal(m->tool_response.content, "content");
+	bx_msg_free(m);
+
+	fd = dial(x->broker);
+	bx_frame_reader_init(&r, fd);
+	send_msg(fd, bx_msg_tool_request("s1", "c2", "read_file",
+	    "{\"path\":\"/notes/a\"}"));
+	m = next_frame(&r);
+	assert_int_equal(m->tool_response.status, BX_STATUS_PENDING_APPROVAL);
+	id = m->tool_response.approval;
+	bx_msg_free(m);
+	m = one(x->admin, bx_msg_new(BX_MSG_APPROVALS));
+	assert_int_equal(m->approval_list.nitems, 1);
+	assert_int_equal(m->approval_list.items[0].approval, id);
+	bx_msg_free(m);
+	m = one(x->admin, bx_msg_approve(id));
+	assert_int_equal(m->kind, BX_MSG_APPROVE_RESULT);
+	assert_int_equal(m->approve_result.kind, BX_OUTCOME_ASK);
+	bx_msg_free(m);
+	m = next_frame(&r);
+	assert_int_equal(m->tool_response.status, BX_WIRE_STATUS_RESULT);
+	bx_msg_free(m);
+	expect_closed(&r);
+	bx_frame_reader_free(&r);
+	close(fd);
+	expect_error(one(x->admin, bx_msg_approve(id)),
+	    BX_CODE_NO_SUCH_APPROVAL);
+	m = one(x->admin, bx_msg_new(BX_MSG_CHECK_GRANTS));
+	assert_int_equal(m->grants_report.nproblems, 0);
+	bx_msg_free(m);
+	assert_int_equal(recording_count(&x->f->rec), 2);
+	stop(x);
+}
+
+static void
+test_the_expiry_thread_expires_approvals(void **state)
+{
+	struct sfix *x = start(100, 0, 0, 0);
+	struct bx_frame_reader r;
+	struct bx_msg *m;
+	int fd;
+
+	(void)state;
+	fd = dial(x->broker);
+	bx_frame_reader_init(&r, fd);
+	send_msg(fd, bx_msg_tool_request("s1", "c1", "read_file",
+	    "{\"path\":\"/notes/a\"}"));
+	m = next_frame(&r);
+	assert_int_equal(m->tool_response.expires, bfix_now(x->f) + 100);
+	bx_msg_free(m);
+	/* The thread checks once a second against the broker's clock. */
+	bfix_set_now(x->f, bfix_now(x->f) + 100);
+	m = next_frame(&r);
+	assert_int_equal(m->tool_response.status, BX_STATUS_DENIED);
+	assert_int_equal(m->tool_response.reason, BX_DENY_APPROVAL_EXPIRED);
+	bx_msg_free(m);
+	expect_closed(&r);
+	bx_frame_reader_free(&r);
+	close(fd);
+	stop(x);
+}
+
+static void
+test_a_closed_connection_abandons_its_approval(void **state)
+{
+	struct sfix *x = start(900000, 0, 0, 0);
+	struct bx_frame_reader r;
+	struct bx_chain_report *rep;
+	struct timespec t0, t;
+	struct bx_msg *m;
+	int fd;
+
+	(void)state;
+	fd = dial(x->broker);
+	bx_frame_reader_init(&r, fd);
+	send_msg(fd, bx_msg_tool_request("s1", "c1", "read_file",
+	    "{\"path\":\"/notes/a\"}"));
+	bx_msg_free(next_frame(&r));
+	assert_int_equal(approvals_pending(x->f->approvals), 1);
+	bx_frame_reader_free(&r);
+	close(fd);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		usleep(10 * 1000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (approvals_pending(x->f->approvals) > 0 &&
+	    t.tv_sec - t0.tv_sec < WAIT_MS / 1000);
+	assert_int_equal(approvals_pending(x->f->approvals), 0);
+	m = one(x->admin, bx_msg_new(BX_MSG_APPROVALS));
+	assert_int_equal(m->approval_list.nitems, 0);
+	bx_msg_free(m);
+	rep = bfix_verify(x->f);
+	assert_int_equal(rep->records, 1);
+	assert_int_equal(rep->nabandoned, 1);
+	bx_chain_report_free(rep);
+	stop(x);
+}
+
+static void
+test_calls_past_the_bound_are_busy(void **state)
+{
+	struct sfix *x = start(900000, 0, 1, 0);
+	struct bx_frame_reader r;
+	struct bx_msg *m;
+	int fd;
+
+	(void)state;
+	fd = dial(x->broker);
+	bx_frame_reader_init(&r, fd);
+	send_msg(fd, bx_msg_tool_request("s1", "c1", "read_file",
+	    "{\"path\":\"/notes/a\"}"));
+	m = next_frame(&r);
+	assert_int_equal(m->tool_response.status, BX_STATUS_PENDING_APPROVAL);
+	bx_msg_free(m);
+	/* The waiting call is the one call in progress. */
+	expect_error(one(x->broker, bx_msg_tool_request("s2", "c2",
+	    "read_file", "{\"path\":\"/docs/a\"}")), BX_CODE_BUSY);
+	/* The owner is not locked out by busy tool calls. */
+	m = one(x->admin, bx_msg_new(BX_MSG_APPROVALS));
+	assert_int_equal(m->approval_list.nitems, 1);
+	bx_msg_free(m);
+	bx_frame_reader_free(&r);
+	close(fd);
+	stop(x);
+}
+
+static void
+test_connections_past_the_bound_are_busy(void **state)
+{
+	struct sfix *x = start(900000, 2, 0, 0);
+	struct bx_frame_reader r;
+	int a, b, c;
+
+	(void)state;
+	a = dial(x->broker);
+	/* Once this is answered, the server has taken a in. */
+	bx_msg_free(one(x->admin, bx_msg_new(BX_MSG_APPROVALS)));
+	/* b before c: the server takes broker.sock's queue first. */
+	b = dial(x->broker);
+	c = dial(x->admin);
+	bx_frame_reader_init(&r, c);
+	expect_error(next_frame(&r), BX_CODE_BUSY);
+	expect_closed(&r);
+	bx_frame_reader_free(&r);
+	close(c);
+	close(a);
+	close(b);
+	stop(x);
+}
+
+static void
+test_a_silent_or_half_frame_client_is_dropped(void **state)
+{
+	struct sfix *x = start(900000, 0, 0, 200);
+	struct bx_frame_reader r1, r2;
+	int quiet, half;
+
+	(void)state;
+	quiet = dial(x->broker);
+	half = dial(x->admin);
+	send_text(half, "{\"kind\":\"appro");
+	bx_frame_reader_init(&r1, quiet);
+	bx_frame_reader_init(&r2, half);
+	expect_closed(&r1);
+	expect_closed(&r2);
+	bx_frame_reader_free(&r1);
+	bx_frame_reader_free(&r2);
+	close(quiet);
+	close(half);
+	/* And the server still answers. */
+	bx_msg_free(one(x->admin, bx_msg_new(BX_MSG_APPROVALS)));
+	stop(x);
+}
+
+static void
+test_too_large_and_bad_frames(void **state)
+{
+	struct sfix *x = start(900000, 0, 0, 0);
+	struct bx_frame_reader r;
+	char *big;
+	int fd;
+
+	(void)state;
+	fd = dial(x->broker);
+	bx_frame_reader_init(&r, fd);
+	assert_non_null(big = malloc(BX_FRAME_MAX + 16));
+	memset(big, 'x', BX_FRAME_MAX + 16);
+	/* Written raw: the frame writer itself refuses frames this long. */
+	assert_true(send(fd, big, BX_FRAME_MAX + 16, MSG_NOSIGNAL) > 0 ||
+	    errno == EPIPE || errno == ECONNRESET);
+	free(big);
+	expect_error(next_frame(&r), BX_CODE_FRAME_TOO_LARGE);
+	bx_frame_reader_free(&r);
+	close(fd);
+
+	fd = dial(x->admin);
+	bx_frame_reader_init(&r, fd);
+	send_text(fd, "{\"kind\":\"approvals\",\"extra\":1}\n");
+	expect_error(next_frame(&r), BX_CODE_BAD_REQUEST);
+	expect_closed(&r);
+	bx_frame_reader_free(&r);
+	close(fd);
+	stop(x);
+}
+
+/* Leaves a socket file at path with nothing listening on it. */
+static void
+stale_socket(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	assert_true((fd = socket(AF_UNIX, SOCK_STREAM, 0)) >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	close(fd);
+}
+
+static void
+test_stale_sockets_are_replaced_and_files_kept(void **state)
+{
+	struct sfix *x = start(900000, 0, 0, 0);
+	struct serve_config sc;
+	struct serve *s;
+	struct bx_error err;
+	char dir[4096], b[4096], a[4096];
+	FILE *fp;
+	int fd;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/other", x->f->home);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(b, sizeof(b), "%s/b.sock", dir);
+	snprintf(a, sizeof(a), "%s/a.sock", dir);
+	stale_socket(b);
+	stale_socket(a);
+	memset(&sc, 0, sizeof(sc));
+	sc.broker = x->f->broker;
+	sc.stop_fd = -1;
+	sc.broker_socket = b;
+	sc.admin_socket = a;
+	if ((s = serve_new(&sc, &err)) == NULL)
+		fail_msg("serve_new over stale sockets: %s", err.msg);
+	/* A live listener now: connecting to a stale one is refused. */
+	fd = dial(b);
+	close(fd);
+	serve_free(s);
+	assert_int_equal(access(b, F_OK), -1);
+
+	/* Something that is not a socket is never removed. */
+	assert_non_null(fp = fopen(a, "w"));
+	fclose(fp);
+	assert_null(serve_new(&sc, &err));
+	assert_non_null(strstr(err.msg, "not a socket"));
+	assert_int_equal(access(a, F_OK), 0);
+	assert_int_equal(access(b, F_OK), -1);
+	stop(x);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_admin_kinds_on_broker_sock_are_forbidden),
+		cmocka_unit_test(test_tool_request_on_admin_sock_is_forbidden),
+		cmocka_unit_test(test_a_call_and_an_approval_over_the_sockets),
+		cmocka_unit_test(test_the_expiry_thread_expires_approvals),
+		cmocka_unit_test(test_a_closed_connection_abandons_its_approval),
+		cmocka_unit_test(test_calls_past_the_bound_are_busy),
+		cmocka_unit_test(test_connections_past_the_bound_are_busy),
+		cmocka_unit_test(test_a_silent_or_half_frame_client_is_dropped),
+		cmocka_unit_test(test_too_large_and_bad_frames),
+		cmocka_unit_test(test_stale_sockets_are_replaced_and_files_kept),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
