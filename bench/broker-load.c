@@ -1,0 +1,656 @@
+/*
+ * broker-load.c: the decision round trip over broker.sock, as loopd sees
+ * it, under concurrency and at scale. It starts the real brokerd on a
+ * temporary home on a real disk (never tmpfs: the floor is an fdatasync)
+ * and measures, in one run:
+ *
+ *	the floor: one 400-byte line appended and fdatasync'd on the same
+ *	file system, median and p99;
+ *	a tool_request denied with no_grant (one Decision record) and one
+ *	allowed (M3a's production runtime: Decision, state file, Result),
+ *	with 1, 4 and 16 concurrent clients, each its own session, against
+ *	10 and 1,000 grant files: median and p99 latency, calls per second;
+ *	brokerd's peak RSS (VmHWM) for each grant set.
+ *
+ * Then it checks that the audit log holds exactly one record per denied
+ * call and two per allowed one, and prints the two ratios the targets are
+ * about (bench/README.md).
+ *
+ *	bench-broker-load [--brokerd PATH] [--dir DIR] [--seconds S]
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <linux/magic.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "brokerd/runner.h"
+#include "proto/frame.h"
+#include "proto/message.h"
+
+#ifndef BENCH_BROKERD
+#define BENCH_BROKERD		"build/brokerd"
+#endif
+#define BENCH_DIR		"/var/tmp"
+/* Measured time per cell, and the warm-up before it. */
+#define BENCH_SECONDS		1.5
+#define BENCH_WARMUP_NS		200000000LL
+#define BENCH_FLOOR_RUNS	1000
+#define BENCH_LINE		400
+#define BENCH_MAX_CLIENTS	16
+/* Latency samples one client keeps per cell. */
+#define BENCH_MAX_SAMPLES	(1 << 20)
+/* How long brokerd gets to start, and to stop, and one call to answer. */
+#define BENCH_START_MS		10000
+#define BENCH_STOP_MS		10000
+#define BENCH_CALL_MS		30000
+
+enum kind { KIND_DENIED, KIND_ALLOWED, KIND_MAX };
+
+static const char *kind_names[KIND_MAX] = { "denied", "allowed" };
+static const char *kind_paths[KIND_MAX] = {
+	"{\"path\":\"/bench/denied/notes.md\"}",
+	"{\"path\":\"/bench/allowed/notes.md\"}",
+};
+static const int grant_counts[] = { 10, 1000 };
+static const int client_counts[] = { 1, 4, 16 };
+#define NGRANTS		(sizeof(grant_counts) / sizeof(grant_counts[0]))
+#define NCLIENTS	(sizeof(client_counts) / sizeof(client_counts[0]))
+
+struct result {
+	size_t	r_calls;
+	double	r_median_us;
+	double	r_p99_us;
+	double	r_cps;
+};
+
+struct daemon {
+	char	d_home[PATH_MAX];
+	char	d_sock[PATH_MAX];
+	pid_t	d_pid;
+	long	d_hwm_kib;
+	size_t	d_records;	/* the audit records the calls should have written */
+};
+
+struct client {
+	const struct daemon	*cl_d;
+	enum kind		 cl_kind;
+	char			 cl_session[64];
+	int64_t			 cl_begin;	/* measured window, monotonic ns */
+	int64_t			 cl_end;
+	pthread_barrier_t	*cl_start;
+	int64_t			*cl_samples;
+	size_t			 cl_nsamples;
+	size_t			 cl_done;	/* every answered call */
+	char			 cl_error[BX_ERROR_MAX];
+};
+
+static const char *brokerd_path = BENCH_BROKERD;
+static double seconds = BENCH_SECONDS;
+static atomic_ulong call_counter;
+
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts v and returns its median and p99 in microseconds. */
+static void
+percentiles(int64_t *v, size_t n, double *median, double *p99)
+{
+	qsort(v, n, sizeof(*v), cmp_i64);
+	*median = n == 0 ? 0 : v[n / 2] / 1000.0;
+	*p99 = n == 0 ? 0 : v[n * 99 / 100] / 1000.0;
+}
+
+static int
+remove_one(const char *path, const struct stat *st, int type, struct FTW *w)
+{
+	(void)st;
+	(void)type;
+	(void)w;
+	return remove(path);
+}
+
+/* Appends one 400-byte line and fdatasyncs it, BENCH_FLOOR_RUNS times. */
+static int
+floor_run(const char *dir, struct result *r)
+{
+	char path[PATH_MAX], line[BENCH_LINE];
+	int64_t *v, t;
+	int fd, i, rc = -1;
+
+	snprintf(path, sizeof(path), "%s/floor.jsonl", dir);
+	memset(line, 'x', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\n';
+	if ((v = calloc(BENCH_FLOOR_RUNS, sizeof(*v))) == NULL)
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd == -1)
+		goto out;
+	for (i = 0; i < BENCH_FLOOR_RUNS; i++) {
+		t = now_ns();
+		if (write(fd, line, sizeof(line)) != (ssize_t)sizeof(line) ||
+		    fdatasync(fd) == -1)
+			goto out;
+		v[i] = now_ns() - t;
+	}
+	r->r_calls = BENCH_FLOOR_RUNS;
+	percentiles(v, BENCH_FLOOR_RUNS, &r->r_median_us, &r->r_p99_us);
+	r->r_cps = 1e6 / r->r_median_us;
+	rc = 0;
+out:
+	if (fd != -1)
+		close(fd);
+	unlink(path);
+	free(v);
+	return rc;
+}
+
+/*
+ * n grant files: grant-0000 allows read_file under /bench/allowed; the
+ * rest, a quarter per tool and modes in turn, cover other directories and
+ * hosts, so /bench/denied is no_grant after every one has been read.
+ */
+static int
+write_grants(const char *dir, int n)
+{
+	static const char *tools[] = { "read_file", "write_file", "shell",
+	    "http_fetch" };
+	static const char *modes[] = { "auto", "ask", "deny" };
+	char path[PATH_MAX];
+	FILE *f;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/grant-%04d.toml", dir, i);
+		if ((f = fopen(path, "we")) == NULL)
+			return -1;
+		fprintf(f, "tool = \"%s\"\nmode = \"%s\"\nmax_taint = "
+		    "\"secret\"\nresult_class = \"private\"\nexpires = "
+		    "\"2099-01-01T00:00:00.000Z\"\n\n[constraints]\n",
+		    i == 0 ? "read_file" : tools[i % 4],
+		    i == 0 ? "auto" : modes[i % 3]);
+		/* http_fetch takes hosts; every other shell grant has no paths. */
+		if (i == 0)
+			fprintf(f, "paths = [\"/bench/allowed\"]\n");
+		else if (i % 4 == 3)
+			fprintf(f, "hosts = [\"h%d.example.com\", "
+			    "\"*.h%d.example.org\"]\n", i, i);
+		else if (i % 8 != 6)
+			fprintf(f, "paths = [\"/data/g%d\", \"/srv/g%d/a\"]\n",
+			    i, i);
+		if (fclose(f) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The home, its grants and brokerd.toml, for n grants. */
+static int
+make_home(const char *dir, int n, struct daemon *d, char *config, size_t len)
+{
+	char grants[PATH_MAX];
+	FILE *f;
+
+	snprintf(d->d_home, sizeof(d->d_home), "%s/g%d", dir, n);
+	snprintf(grants, sizeof(grants), "%s/grants", d->d_home);
+	snprintf(d->d_sock, sizeof(d->d_sock), "%s/broker.sock", d->d_home);
+	snprintf(config, len, "%s/brokerd.toml", d->d_home);
+	if (mkdir(d->d_home, 0700) == -1 || mkdir(grants, 0700) == -1 ||
+	    write_grants(grants, n) == -1)
+		return -1;
+	if ((f = fopen(config, "we")) == NULL)
+		return -1;
+	fprintf(f, "[paths]\nhome = \"%s\"\ngrants = \"%s\"\n\n[sockets]\n"
+	    "broker = \"%s\"\nadmin = \"%s/admin.sock\"\n", d->d_home, grants,
+	    d->d_sock, d->d_home);
+	return fclose(f);
+}
+
+static int
+connect_to(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Starts brokerd serve, its stderr in <home>/brokerd.log; waits for broker.sock. */
+static int
+daemon_start(struct daemon *d, const char *config)
+{
+	char log[PATH_MAX];
+	int64_t deadline = now_ns() + BENCH_START_MS * 1000000LL;
+	int fd, status;
+
+	snprintf(log, sizeof(log), "%s/brokerd.log", d->d_home);
+	if ((d->d_pid = fork()) == -1)
+		return -1;
+	if (d->d_pid == 0) {
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd == -1 || dup2(fd, STDERR_FILENO) == -1)
+			_exit(127);
+		execl(brokerd_path, "brokerd", "serve", "--config", config,
+		    (char *)NULL);
+		fprintf(stderr, "exec %s: %s\n", brokerd_path, strerror(errno));
+		_exit(127);
+	}
+	while (now_ns() < deadline) {
+		if ((fd = connect_to(d->d_sock)) != -1) {
+			close(fd);
+			return 0;
+		}
+		if (waitpid(d->d_pid, &status, WNOHANG) == d->d_pid) {
+			fprintf(stderr, "bench-broker-load: brokerd exited "
+			    "at startup; see %s\n", log);
+			d->d_pid = -1;
+			return -1;
+		}
+		usleep(10000);
+	}
+	fprintf(stderr, "bench-broker-load: brokerd did not listen on %s\n",
+	    d->d_sock);
+	return -1;
+}
+
+/* brokerd's peak resident set, from /proc/PID/status. */
+static long
+daemon_hwm(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/* SIGTERM, and brokerd must stop cleanly (exit 0) in time. */
+static int
+daemon_stop(struct daemon *d)
+{
+	int64_t deadline = now_ns() + BENCH_STOP_MS * 1000000LL;
+	int status;
+
+	if (d->d_pid <= 0)
+		return -1;
+	kill(d->d_pid, SIGTERM);
+	while (now_ns() < deadline) {
+		if (waitpid(d->d_pid, &status, WNOHANG) == d->d_pid) {
+			d->d_pid = -1;
+			return WIFEXITED(status) && WEXITSTATUS(status) == 0 ?
+			    0 : -1;
+		}
+		usleep(10000);
+	}
+	kill(d->d_pid, SIGKILL);
+	waitpid(d->d_pid, &status, 0);
+	d->d_pid = -1;
+	return -1;
+}
+
+/* Lines in the .jsonl files of <home>/audit: one per record. */
+static long
+audit_lines(const char *home)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 256], buf[65536];
+	struct dirent *e;
+	long lines = 0;
+	ssize_t n, i;
+	DIR *dp;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/audit", home);
+	if ((dp = opendir(dir)) == NULL)
+		return -1;
+	while ((e = readdir(dp)) != NULL) {
+		if (strstr(e->d_name, ".jsonl") == NULL)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			continue;
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			for (i = 0; i < n; i++)
+				lines += buf[i] == '\n';
+		close(fd);
+	}
+	closedir(dp);
+	return lines;
+}
+
+/* One tool_request on its own connection; 0 if the answer is the expected one. */
+static int
+call_once(struct client *cl, struct bx_error *err)
+{
+	struct bx_frame_reader rd;
+	struct bx_msg *req, *ans = NULL;
+	const struct bx_tool_response *r;
+	const char *line;
+	char callid[32];
+	size_t len;
+	int fd, rc = -1;
+
+	snprintf(callid, sizeof(callid), "c%lu",
+	    atomic_fetch_add(&call_counter, 1));
+	if ((fd = connect_to(cl->cl_d->d_sock)) == -1)
+		return bx_fail(err, "connect %s: %s", cl->cl_d->d_sock,
+		    strerror(errno));
+	bx_frame_reader_init(&rd, fd);
+	req = bx_msg_tool_request(cl->cl_session, callid, "read_file",
+	    kind_paths[cl->cl_kind]);
+	if (req == NULL || bx_msg_send(fd, req, BENCH_CALL_MS, err) == -1)
+		goto out;
+	if (bx_frame_read(&rd, BENCH_CALL_MS, &line, &len, err) != BX_FRAME_OK ||
+	    bx_msg_decode(line, len, &ans, err) == -1)
+		goto out;
+	r = &ans->tool_response;
+	if (ans->kind != BX_MSG_TOOL_RESPONSE || !bx_msg_is_final(ans) ||
+	    (cl->cl_kind == KIND_DENIED && (r->status != BX_STATUS_DENIED ||
+	    r->reason != BX_DENY_NO_GRANT)) ||
+	    (cl->cl_kind == KIND_ALLOWED && (r->status != BX_STATUS_FAILED ||
+	    strcmp(r->message, RUNNER_M3A_MESSAGE) != 0))) {
+		bx_fail(err, "call %s: not the expected answer: %.*s", callid,
+		    (int)len, line);
+		goto out;
+	}
+	rc = 0;
+out:
+	bx_msg_free(ans);
+	bx_msg_free(req);
+	bx_frame_reader_free(&rd);
+	close(fd);
+	return rc;
+}
+
+/* A client: calls back to back until the window ends, timing those inside it. */
+static void *
+client_run(void *arg)
+{
+	struct client *cl = arg;
+	struct bx_error err;
+	int64_t t0, t1;
+
+	pthread_barrier_wait(cl->cl_start);
+	for (;;) {
+		t0 = now_ns();
+		if (t0 >= cl->cl_end)
+			break;
+		if (call_once(cl, &err) == -1) {
+			snprintf(cl->cl_error, sizeof(cl->cl_error), "%s",
+			    err.msg);
+			break;
+		}
+		cl->cl_done++;
+		t1 = now_ns();
+		if (t0 >= cl->cl_begin && t1 <= cl->cl_end &&
+		    cl->cl_nsamples < BENCH_MAX_SAMPLES)
+			cl->cl_samples[cl->cl_nsamples++] = t1 - t0;
+	}
+	return NULL;
+}
+
+/* n clients of kind k against d for one measured window. */
+static int
+cell_run(struct daemon *d, int grants, enum kind k, int n, struct result *r)
+{
+	struct client cl[BENCH_MAX_CLIENTS];
+	pthread_t t[BENCH_MAX_CLIENTS];
+	pthread_barrier_t start;
+	int64_t begin, *all = NULL;
+	size_t total = 0, at = 0;
+	bool failed = false;
+	int i, rc = -1;
+
+	memset(cl, 0, sizeof(cl));
+	pthread_barrier_init(&start, NULL, (unsigned)n + 1);
+	begin = now_ns() + BENCH_WARMUP_NS;
+	for (i = 0; i < n; i++) {
+		cl[i].cl_d = d;
+		cl[i].cl_kind = k;
+		snprintf(cl[i].cl_session, sizeof(cl[i].cl_session),
+		    "bench-%d-%s-%d-%d", grants, kind_names[k], n, i);
+		cl[i].cl_begin = begin;
+		cl[i].cl_end = begin + (int64_t)(seconds * 1e9);
+		cl[i].cl_start = &start;
+		cl[i].cl_samples = malloc(BENCH_MAX_SAMPLES *
+		    sizeof(*cl[i].cl_samples));
+		if (cl[i].cl_samples == NULL ||
+		    pthread_create(&t[i], NULL, client_run, &cl[i]) != 0) {
+			fprintf(stderr, "bench-broker-load: cannot start "
+			    "client %d\n", i);
+			exit(1);
+		}
+	}
+	pthread_barrier_wait(&start);
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&start);
+	for (i = 0; i < n; i++) {
+		if (cl[i].cl_error[0] != '\0' && !failed) {
+			fprintf(stderr, "bench-broker-load: %d grants, %s, "
+			    "client %d: %s\n", grants, kind_names[k], i,
+			    cl[i].cl_error);
+			failed = true;
+		}
+		d->d_records += cl[i].cl_done * (k == KIND_DENIED ? 1 : 2);
+		total += cl[i].cl_nsamples;
+	}
+	if (failed)
+		goto out;
+	if (total == 0 || (all = malloc(total * sizeof(*all))) == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		memcpy(all + at, cl[i].cl_samples,
+		    cl[i].cl_nsamples * sizeof(*all));
+		at += cl[i].cl_nsamples;
+	}
+	r->r_calls = total;
+	percentiles(all, total, &r->r_median_us, &r->r_p99_us);
+	r->r_cps = total / seconds;
+	rc = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(cl[i].cl_samples);
+	free(all);
+	return rc;
+}
+
+/* Every cell for one grant set, on one brokerd. */
+static int
+grants_run(const char *dir, int gi, struct result res[KIND_MAX][NCLIENTS],
+    long *hwm_kib)
+{
+	struct daemon d;
+	char config[PATH_MAX];
+	long lines;
+	size_t ci;
+	int k, rc = -1;
+
+	memset(&d, 0, sizeof(d));
+	d.d_pid = -1;
+	if (make_home(dir, grant_counts[gi], &d, config, sizeof(config)) == -1) {
+		fprintf(stderr, "bench-broker-load: %s: %s\n", d.d_home,
+		    strerror(errno));
+		return -1;
+	}
+	if (daemon_start(&d, config) == -1)
+		goto out;
+	for (k = 0; k < KIND_MAX; k++)
+		for (ci = 0; ci < NCLIENTS; ci++)
+			if (cell_run(&d, grant_counts[gi], k,
+			    client_counts[ci], &res[k][ci]) == -1)
+				goto out;
+	*hwm_kib = daemon_hwm(d.d_pid);
+	if (daemon_stop(&d) == -1) {
+		fprintf(stderr, "bench-broker-load: brokerd did not stop "
+		    "cleanly; see %s/brokerd.log\n", d.d_home);
+		goto out;
+	}
+	if ((lines = audit_lines(d.d_home)) != (long)d.d_records) {
+		fprintf(stderr, "bench-broker-load: %s/audit holds %ld "
+		    "records, the calls should have written %zu\n", d.d_home,
+		    lines, d.d_records);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (d.d_pid > 0)
+		daemon_stop(&d);
+	return rc;
+}
+
+static void
+print_table(const struct result *fl, struct result res[NGRANTS][KIND_MAX][NCLIENTS],
+    const long *hwm)
+{
+	double r1, r2[KIND_MAX];
+	size_t g, ci;
+	int k;
+
+	printf("broker-load: floor: 400-byte append + fdatasync: median "
+	    "%.0f us, p99 %.0f us (%zu runs)\n", fl->r_median_us,
+	    fl->r_p99_us, fl->r_calls);
+	printf("broker-load: %6s %-8s %7s %8s %10s %10s %9s\n", "grants",
+	    "call", "clients", "calls", "median_us", "p99_us", "calls/s");
+	for (g = 0; g < NGRANTS; g++)
+		for (k = 0; k < KIND_MAX; k++)
+			for (ci = 0; ci < NCLIENTS; ci++)
+				printf("broker-load: %6d %-8s %7d %8zu %10.0f "
+				    "%10.0f %9.0f\n", grant_counts[g],
+				    kind_names[k], client_counts[ci],
+				    res[g][k][ci].r_calls,
+				    res[g][k][ci].r_median_us,
+				    res[g][k][ci].r_p99_us,
+				    res[g][k][ci].r_cps);
+	for (g = 0; g < NGRANTS; g++)
+		printf("broker-load: brokerd peak RSS (VmHWM), %d grants: "
+		    "%ld KiB\n", grant_counts[g], hwm[g]);
+	r1 = res[0][KIND_DENIED][0].r_median_us / fl->r_median_us;
+	for (k = 0; k < KIND_MAX; k++)
+		r2[k] = res[0][k][NCLIENTS - 1].r_cps / res[0][k][0].r_cps;
+	printf("broker-load: ratio 1: single-client denial median / floor, "
+	    "10 grants: %.2f (target <= 1.5: %s)\n", r1,
+	    r1 <= 1.5 ? "met" : "missed");
+	printf("broker-load: ratio 2: 16-client / 1-client calls per second, "
+	    "10 grants: denied %.2f, allowed %.2f (target >= 4: %s)\n",
+	    r2[KIND_DENIED], r2[KIND_ALLOWED],
+	    r2[KIND_DENIED] >= 4 && r2[KIND_ALLOWED] >= 4 ? "met" : "missed");
+}
+
+/* Refuses tmpfs (and ramfs): an fsync there is a no-op, not a floor. */
+static int
+check_disk(const char *dir)
+{
+	struct statfs sf;
+
+	if (statfs(dir, &sf) == -1) {
+		fprintf(stderr, "bench-broker-load: %s: %s\n", dir,
+		    strerror(errno));
+		return -1;
+	}
+	if (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC) {
+		fprintf(stderr, "bench-broker-load: %s is in memory; give "
+		    "--dir a directory on a real disk\n", dir);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+usage(void)
+{
+	fprintf(stderr, "usage: bench-broker-load [--brokerd PATH] "
+	    "[--dir DIR] [--seconds S]\n");
+	return 2;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct result res[NGRANTS][KIND_MAX][NCLIENTS];
+	struct result fl;
+	const char *parent = BENCH_DIR;
+	char dir[PATH_MAX];
+	long hwm[NGRANTS];
+	size_t g;
+	int i, rc = 1;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--brokerd") == 0 && i + 1 < argc)
+			brokerd_path = argv[++i];
+		else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
+			parent = argv[++i];
+		else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
+			seconds = atof(argv[++i]);
+		else
+			return usage();
+	}
+	if (seconds <= 0 || seconds > 60)
+		return usage();
+	if (check_disk(parent) == -1)
+		return 1;
+	snprintf(dir, sizeof(dir), "%s/bench-broker-load.XXXXXX", parent);
+	if (mkdtemp(dir) == NULL) {
+		fprintf(stderr, "bench-broker-load: %s: %s\n", dir,
+		    strerror(errno));
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (floor_run(dir, &fl) == -1) {
+		fprintf(stderr, "bench-broker-load: floor in %s: %s\n", dir,
+		    strerror(errno));
+		goto out;
+	}
+	for (g = 0; g < NGRANTS; g++)
+		if (grants_run(dir, (int)g, res[g], &hwm[g]) == -1)
+			goto out;
+	print_table(&fl, res, hwm);
+	rc = 0;
+out:
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	return rc;
+}
