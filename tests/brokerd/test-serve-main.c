@@ -1,0 +1,400 @@
+/*
+ * test-serve-main.c: the real build/brokerd binary. `brokerd serve` on a
+ * temporary home, talked to over both sockets: a call answered by M3a's
+ * refusing runner, an approval, a forbidden kind, a second instance refused
+ * by the lock, SIGTERM and SIGINT stopping it cleanly (sockets removed, the
+ * lock released, the audit log verifying), and its usage errors.
+ *
+ *	test-serve-main BROKERD
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "brokerd/broker.h"
+#include "grants-fixture.h"
+#include "proto/chain.h"
+#include "proto/frame.h"
+
+#define WAIT_MS	20000
+
+static const char *brokerd;
+
+struct home {
+	char	*dir;
+	char	 config[4096];
+	char	 broker[4096];
+	char	 admin[4096];
+	char	 errs[4096];
+	pid_t	 pid;
+};
+
+static void
+make_home(struct home *h)
+{
+	char grants[4096], text[16384];
+
+	memset(h, 0, sizeof(*h));
+	h->dir = fixture_dir();
+	snprintf(grants, sizeof(grants), "%s/grants", h->dir);
+	assert_int_equal(mkdir(grants, 0700), 0);
+	fixture_text(grants, "notes.toml", "tool = \"read_file\"\n"
+	    "mode = \"ask\"\nmax_taint = \"secret\"\nresult_class = \"private\"\n"
+	    "expires = \"2099-01-01T00:00:00.000Z\"\n\n"
+	    "[constraints]\npaths = [\"/notes\"]\n");
+	fixture_text(grants, "docs.toml", "tool = \"read_file\"\n"
+	    "mode = \"auto\"\nmax_taint = \"secret\"\nresult_class = \"public\"\n"
+	    "expires = \"2099-01-01T00:00:00.000Z\"\n\n"
+	    "[constraints]\npaths = [\"/docs\"]\n");
+	snprintf(h->broker, sizeof(h->broker), "%s/run/loop-broker/broker.sock",
+	    h->dir);
+	snprintf(h->admin, sizeof(h->admin), "%s/run/owner-broker/admin.sock",
+	    h->dir);
+	snprintf(h->errs, sizeof(h->errs), "%s/stderr", h->dir);
+	snprintf(text, sizeof(text), "[paths]\nhome = \"%s\"\ngrants = \"%s\"\n\n"
+	    "[sockets]\nbroker = \"%s\"\nadmin = \"%s\"\n\n"
+	    "[approvals]\nttl_ms = 900000\n", h->dir, grants, h->broker,
+	    h->admin);
+	fixture_text(h->dir, "brokerd.toml", text);
+	snprintf(h->config, sizeof(h->config), "%s/brokerd.toml", h->dir);
+}
+
+/* Starts brokerd with the arguments given after "serve --config PATH". */
+static pid_t
+spawn(struct home *h, const char *extra)
+{
+	pid_t pid;
+	int fd;
+
+	assert_true((pid = fork()) >= 0);
+	if (pid == 0) {
+		fd = open(h->errs, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		dup2(fd, 2);
+		execl(brokerd, brokerd, "serve", "--config", h->config, extra,
+		    (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int
+wait_exit(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void
+sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Starts brokerd and waits until it serves on both sockets. */
+static void
+start(struct home *h)
+{
+	struct stat st;
+	int waited = 0, status;
+
+	h->pid = spawn(h, NULL);
+	while (stat(h->broker, &st) == -1 || stat(h->admin, &st) == -1) {
+		if (waitpid(h->pid, &status, WNOHANG) == h->pid)
+			fail_msg("brokerd exited before serving (see %s)",
+			    h->errs);
+		if ((waited += 10) > WAIT_MS)
+			fail_msg("brokerd did not start serving");
+		sleep_ms(10);
+	}
+}
+
+static bool
+errs_contain(struct home *h, const char *text)
+{
+	char buf[65536];
+	size_t n;
+	FILE *fp;
+
+	if ((fp = fopen(h->errs, "r")) == NULL)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	return strstr(buf, text) != NULL;
+}
+
+static int
+dial(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	assert_true((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		fail_msg("connect %s: %s", path, strerror(errno));
+	return fd;
+}
+
+static struct bx_msg *
+next_frame(struct bx_frame_reader *r)
+{
+	struct bx_msg *m;
+	struct bx_error err;
+	const char *line;
+	size_t len;
+
+	if (bx_frame_read(r, WAIT_MS, &line, &len, &err) != BX_FRAME_OK)
+		fail_msg("no frame: %s", err.msg);
+	if (bx_msg_decode(line, len, &m, &err) == -1)
+		fail_msg("bad frame: %s", err.msg);
+	return m;
+}
+
+/* One request on a new connection; the answer's first frame. */
+static struct bx_msg *
+one(const char *path, struct bx_msg *req)
+{
+	struct bx_frame_reader r;
+	struct bx_error err;
+	struct bx_msg *m;
+	int fd = dial(path);
+
+	assert_non_null(req);
+	assert_int_equal(bx_msg_send(fd, req, WAIT_MS, &err), 0);
+	bx_msg_free(req);
+	bx_frame_reader_init(&r, fd);
+	m = next_frame(&r);
+	bx_frame_reader_free(&r);
+	close(fd);
+	return m;
+}
+
+/* Verifies the audit log; counts records of each type into counts. */
+static void
+verify(struct home *h, size_t counts[BX_EVENT_MAX])
+{
+	struct bx_chain *c = bx_chain_new();
+	struct bx_chain_report *rep;
+	struct bx_audit_summary sum;
+	struct dirent **names;
+	struct bx_error err;
+	char dir[4096], path[8192], *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	FILE *fp;
+	int i, n;
+
+	memset(counts, 0, BX_EVENT_MAX * sizeof(*counts));
+	snprintf(dir, sizeof(dir), "%s/audit", h->dir);
+	assert_true((n = scandir(dir, &names, NULL, alphasort)) >= 0);
+	for (i = 0; i < n; i++) {
+		if (strstr(names[i]->d_name, ".jsonl") == NULL)
+			goto next;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		bx_chain_file(c, names[i]->d_name);
+		assert_non_null(fp = fopen(path, "r"));
+		while ((len = getline(&line, &cap, fp)) > 0) {
+			assert_int_equal(line[len - 1], '\n');
+			line[--len] = '\0';
+			bx_chain_line(c, line, (size_t)len, false, true);
+			assert_int_equal(bx_audit_record_scan(line, (size_t)len,
+			    &sum, NULL), 0);
+			counts[sum.type]++;
+		}
+		fclose(fp);
+next:
+		free(names[i]);
+	}
+	free(names);
+	free(line);
+	assert_int_equal(bx_chain_finish(c, &rep, &err), 0);
+	if (rep->failed)
+		fail_msg("audit: %s", rep->failure.what);
+	bx_chain_report_free(rep);
+}
+
+static void
+test_serves_both_sockets_and_stops_cleanly(void **state)
+{
+	struct bx_frame_reader r;
+	struct home h;
+	struct bx_msg *m;
+	struct bx_error err;
+	struct stat st;
+	size_t counts[BX_EVENT_MAX];
+	uint64_t id;
+	pid_t second;
+	int fd;
+
+	(void)state;
+	make_home(&h);
+	start(&h);
+	assert_int_equal(stat(h.broker, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_true(errs_contain(&h, "brokerd: serving on"));
+
+	/* auto: M3a's runner refuses, and loopd hears failed. */
+	m = one(h.broker, bx_msg_tool_request("s1", "c1", "read_file",
+	    "{\"path\":\"/docs/a\"}"));
+	assert_int_equal(m->tool_response.status, BX_WIRE_STATUS_FAILED);
+	assert_string_equal(m->tool_response.message,
+	    "the runner arrives in M3b");
+	bx_msg_free(m);
+
+	/* ask: pending, listed, approved, then the same refusal. */
+	fd = dial(h.broker);
+	m = bx_msg_tool_request("s1", "c2", "read_file",
+	    "{\"path\":\"/notes/a\"}");
+	assert_int_equal(bx_msg_send(fd, m, WAIT_MS, &err), 0);
+	bx_msg_free(m);
+	bx_frame_reader_init(&r, fd);
+	m = next_frame(&r);
+	assert_int_equal(m->tool_response.status, BX_STATUS_PENDING_APPROVAL);
+	id = m->tool_response.approval;
+	bx_msg_free(m);
+	m = one(h.admin, bx_msg_new(BX_MSG_APPROVALS));
+	assert_int_equal(m->approval_list.nitems, 1);
+	assert_int_equal(m->approval_list.items[0].approval, id);
+	bx_msg_free(m);
+	m = one(h.admin, bx_msg_approve(id));
+	assert_int_equal(m->approve_result.kind, BX_OUTCOME_ASK);
+	bx_msg_free(m);
+	m = next_frame(&r);
+	assert_int_equal(m->tool_response.status, BX_WIRE_STATUS_FAILED);
+	bx_msg_free(m);
+	bx_frame_reader_free(&r);
+	close(fd);
+
+	m = one(h.admin, bx_msg_new(BX_MSG_CHECK_GRANTS));
+	assert_int_equal(m->grants_report.nproblems, 0);
+	bx_msg_free(m);
+	m = one(h.broker, bx_msg_approve(id));
+	assert_int_equal(m->error.code, BX_CODE_FORBIDDEN);
+	bx_msg_free(m);
+	assert_true(errs_contain(&h, "see docs/runbook.md#socket-forbidden"));
+
+	/* A second brokerd is refused by the audit lock. */
+	second = spawn(&h, NULL);
+	assert_int_equal(wait_exit(second), 1);
+	assert_true(errs_contain(&h, "already running"));
+	assert_int_equal(stat(h.broker, &st), 0);
+
+	kill(h.pid, SIGTERM);
+	assert_int_equal(wait_exit(h.pid), 0);
+	assert_true(errs_contain(&h, "brokerd: stopped"));
+	assert_int_equal(stat(h.broker, &st), -1);
+	assert_int_equal(stat(h.admin, &st), -1);
+	verify(&h, counts);
+	assert_int_equal(counts[BX_EVENT_DECISION], 2);
+	assert_int_equal(counts[BX_EVENT_APPROVAL], 1);
+	assert_int_equal(counts[BX_EVENT_RESULT], 2);
+	assert_int_equal(counts[BX_EVENT_RECOVERY], 0);
+
+	/* The lock was released: it starts again, with nothing pending. */
+	start(&h);
+	m = one(h.admin, bx_msg_new(BX_MSG_APPROVALS));
+	assert_int_equal(m->approval_list.nitems, 0);
+	bx_msg_free(m);
+	kill(h.pid, SIGINT);
+	assert_int_equal(wait_exit(h.pid), 0);
+	verify(&h, counts);
+	assert_int_equal(counts[BX_EVENT_DECISION], 2);
+	fixture_remove(h.dir);
+	free(h.dir);
+}
+
+static void
+test_sigterm_abandons_a_pending_approval(void **state)
+{
+	struct bx_frame_reader r;
+	struct home h;
+	struct bx_msg *m;
+	struct bx_error err;
+	const char *line;
+	size_t len, counts[BX_EVENT_MAX];
+	int fd;
+
+	(void)state;
+	make_home(&h);
+	start(&h);
+	fd = dial(h.broker);
+	m = bx_msg_tool_request("s1", "c1", "read_file",
+	    "{\"path\":\"/notes/a\"}");
+	assert_int_equal(bx_msg_send(fd, m, WAIT_MS, &err), 0);
+	bx_msg_free(m);
+	bx_frame_reader_init(&r, fd);
+	bx_msg_free(next_frame(&r));
+	kill(h.pid, SIGTERM);
+	/* The call ends without an answer, and brokerd exits. */
+	assert_int_equal(bx_frame_read(&r, WAIT_MS, &line, &len, &err),
+	    BX_FRAME_EOF);
+	bx_frame_reader_free(&r);
+	close(fd);
+	assert_int_equal(wait_exit(h.pid), 0);
+	verify(&h, counts);
+	assert_int_equal(counts[BX_EVENT_DECISION], 1);
+	assert_int_equal(counts[BX_EVENT_APPROVAL], 0);
+	fixture_remove(h.dir);
+	free(h.dir);
+}
+
+static void
+test_usage_and_nothing_to_accept(void **state)
+{
+	struct home h;
+	pid_t pid;
+
+	(void)state;
+	make_home(&h);
+	assert_true((pid = fork()) >= 0);
+	if (pid == 0) {
+		close(2);
+		execl(brokerd, brokerd, "serve", (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(wait_exit(pid), 2);
+	assert_int_equal(wait_exit(spawn(&h, "--accept-break")), 2);
+	assert_true(errs_contain(&h, "nothing to accept"));
+	fixture_remove(h.dir);
+	free(h.dir);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_serves_both_sockets_and_stops_cleanly),
+		cmocka_unit_test(test_sigterm_abandons_a_pending_approval),
+		cmocka_unit_test(test_usage_and_nothing_to_accept),
+	};
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test-serve-main BROKERD\n");
+		return 2;
+	}
+	brokerd = argv[1];
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
