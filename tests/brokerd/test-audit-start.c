@@ -362,6 +362,35 @@ test_resume_from_previous_file(void **state)
 	free(home);
 }
 
+/*
+ * When the file before the newest does not end in a record, startup
+ * verifies it too, so its failure has a place and can be accepted.
+ */
+static void
+test_damaged_previous_file(void **state)
+{
+	char *home = copy_case("good");
+	struct bx_chain_report *r;
+	struct bx_error err;
+	struct audit *a;
+
+	(void)state;
+	th_append_raw(home, "2025-09-18.jsonl", "garbage", 7);
+	assert_int_equal(start(home, false, &a, &err), -1);
+	if (strstr(err.msg, "audit: 2025-09-18.jsonl:4: ") == NULL)
+		fail_msg("%s", err.msg);
+	assert_int_equal(start(home, true, &a, &err), 0);
+	audit_close(a);
+	r = th_verify(home);
+	assert_false(r->failed);
+	assert_int_equal(r->nbreaks, 1);
+	assert_string_equal(r->breaks[0].accepted.file, "2025-09-18.jsonl");
+	assert_string_equal(r->breaks[0].at.file, "2025-09-19.jsonl");
+	bx_chain_report_free(r);
+	th_rmrf(home);
+	free(home);
+}
+
 /* A file name that is not a date makes startup stop, not write into it. */
 static void
 test_foreign_file(void **state)
@@ -386,6 +415,7 @@ main(void)
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_empty_home),
 		cmocka_unit_test(test_resume_from_previous_file),
+		cmocka_unit_test(test_damaged_previous_file),
 		cmocka_unit_test(test_foreign_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
