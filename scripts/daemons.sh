@@ -72,6 +72,23 @@ sock_ready() {
 	[ -S "$1" ]
 }
 
+# up_or_gone PID TEST...: the test passes, or the process has ended.
+up_or_gone() {
+	pid=$1
+	shift
+	"$@" || ! kill -0 "$pid" 2>/dev/null
+}
+
+# wait_up NAME PID TEST...: waits until the test passes; fails at once,
+# naming the log, if the process ends first.
+wait_up() {
+	name=$1
+	pid=$2
+	shift 2
+	wait_for up_or_gone "$pid" "$@" && "$@" ||
+	    fail "$name did not start (logs/$name.log)"
+}
+
 # The first pending approval's id, from bxctl approvals.
 first_approval() {
 	"$bxctl" approvals 2>/dev/null |
@@ -129,12 +146,10 @@ EOF
 # start_broker_and_loop: brokerd, then loopd, each waited for by its socket.
 start_broker_and_loop() {
 	start brokerd "$brokerd" serve --config "$home/brokerd.toml"
-	wait_for sock_ready "$home/run/owner-broker/admin.sock" ||
-	    fail "brokerd did not start (logs/brokerd.log)"
+	wait_up brokerd "$started" sock_ready "$home/run/owner-broker/admin.sock"
 	echo "  brokerd (pid $started)"
 	start loopd "$loopd" serve --config "$home/loopd.toml"
-	wait_for sock_ready "$home/run/owner-loop/loop.sock" ||
-	    fail "loopd did not start (logs/loopd.log)"
+	wait_up loopd "$started" sock_ready "$home/run/owner-loop/loop.sock"
 	echo "  loopd (pid $started)"
 }
 

@@ -27,13 +27,16 @@ status=1
 find_programs
 [ -x "$fake" ] || fail "$fake is missing; run make first"
 
-home=$(mktemp -d "${TMPDIR:-/tmp}/boxmaker-demo.XXXXXX") || exit 1
+# Socket paths must fit 107 bytes: a long TMPDIR falls back to /tmp.
+tmp=${TMPDIR:-/tmp}
+[ ${#tmp} -le 48 ] || tmp=/tmp
+home=$(mktemp -d "$tmp/boxmaker-demo.XXXXXX") || exit 1
 export BOXMAKER_HOME="$home"
 
 on_exit() {
 	stop_all
 	[ "$status" -eq 0 ] && return
-	show_logs
+	[ "$status" -eq 130 ] || show_logs
 	echo "demo: stopped before the end; the home is $home" >&2
 }
 trap on_exit EXIT
@@ -104,7 +107,7 @@ EOF
 say "starting the fake model server, brokerd and loopd"
 start fake-llama "$fake" --script "$home/model/script.json" \
     --port-file "$home/model/port" --record "$home/model/requests"
-wait_for test -s "$home/model/port" || fail "fake-llama did not start"
+wait_up fake-llama "$started" test -s "$home/model/port"
 port=$(cat "$home/model/port")
 echo "  fake-llama on http://127.0.0.1:$port (pid $started)"
 write_brokerd_toml
