@@ -77,9 +77,12 @@ parse_lines(const char *path, const char *buf, size_t len, json_t *out,
 			    "newline: loopd stopped while writing it");
 		if (bx_json_parse(p, (size_t)(nl - p), &msg, &why) == -1)
 			return damaged(err, path, line, why.msg);
-		if (check_message(msg, &why) == -1 ||
-		    json_array_append_new(out, msg) == -1)
+		if (check_message(msg, &why) == -1) {
+			json_decref(msg);
 			return damaged(err, path, line, why.msg);
+		}
+		if (json_array_append_new(out, msg) == -1)
+			return damaged(err, path, line, "out of memory");
 		p = nl + 1;
 	}
 	return 0;
