@@ -237,8 +237,9 @@ serve(void *arg)
 	}
 }
 
+/* admin is set before the thread starts, which reads it. */
 static struct fake *
-start(const char *path, enum fake_role role)
+start(const char *path, enum fake_role role, struct fake *admin)
 {
 	struct sockaddr_un sun;
 	struct fake *f;
@@ -246,6 +247,7 @@ start(const char *path, enum fake_role role)
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		die("calloc");
 	f->role = role;
+	f->admin = admin;
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);
 	memset(&sun, 0, sizeof(sun));
@@ -273,16 +275,13 @@ start(const char *path, enum fake_role role)
 struct fake *
 fake_admin_start(const char *path)
 {
-	return start(path, FAKE_ADMIN);
+	return start(path, FAKE_ADMIN, NULL);
 }
 
 struct fake *
 fake_loop_start(const char *path, struct fake *admin)
 {
-	struct fake *f = start(path, FAKE_LOOP);
-
-	f->admin = admin;
-	return f;
+	return start(path, FAKE_LOOP, admin);
 }
 
 void

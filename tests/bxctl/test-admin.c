@@ -228,6 +228,7 @@ test_refuse(void **state)
 	fake_admin_reply(e->admin, "refuse", "{\"kind\":\"ok\"}");
 	run_admin(e, &res, "refuse", "41", "--reason", "not now");
 	expect(&res, 0, "refused 41\n", "");
+	run_result_free(&res);
 	run_admin(e, &res, "refuse", "41", NULL, NULL);
 	expect(&res, 0, "refused 41\n", "");
 	assert_int_equal(fake_count(e->admin), 2);
