@@ -3,6 +3,7 @@
 #
 #   make            build build/brokerd, build/loopd, build/bxctl
 #   make check      build and run every test; the last line is "N passed, N failed"
+#   make check-sanitize  the whole suite under ASan+UBSan (build-asan/), then TSan (build-tsan/)
 #   make install    install under $(PREFIX) (default /usr/local), honouring DESTDIR
 #   make bench      build and run the benchmarks under bench/
 #   make fuzz       build and run each fuzzer for FUZZ_SECONDS (default 60)
@@ -13,7 +14,7 @@ BUILD ?= build
 MESON_FLAGS ?= -Dwerror=true
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps check install bench fuzz demo clean
+.PHONY: all deps check check-sanitize install bench fuzz demo clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -29,6 +30,9 @@ $(BUILD)/build.ninja: | deps
 
 check: all
 	@scripts/run-tests.sh $(BUILD)
+
+check-sanitize: | deps
+	@scripts/check-sanitize.sh
 
 install: all
 	meson configure $(BUILD) --prefix=$(PREFIX)
