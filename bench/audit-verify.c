@@ -37,7 +37,8 @@ struct gen {
 	int64_t		 time;
 	uint64_t	 bytes;
 	char		 call[32];
-	uint64_t	 ask;		/* seq of the pending ask, or 0 */
+	bool		 asked;		/* an ask waits for its approval */
+	uint64_t	 ask;		/* its seq */
 };
 
 static void
@@ -96,11 +97,13 @@ next_record(struct gen *g, unsigned i)
 		ev.decision.has_grant_sha256 = true;
 		ev.decision.grant_sha256 = g->prev;
 		ev.decision.taint = BX_CLASS_PRIVATE;
-		if (ev.decision.outcome.kind == BX_OUTCOME_ASK)
+		if (ev.decision.outcome.kind == BX_OUTCOME_ASK) {
+			g->asked = true;
 			g->ask = g->seq;
+		}
 		break;
 	case 1:
-		if (g->ask != 0) {
+		if (g->asked) {
 			ev.type = BX_EVENT_APPROVAL;
 			ev.approval.session = "chat-1758189600000";
 			ev.approval.call = g->call;
@@ -108,7 +111,7 @@ next_record(struct gen *g, unsigned i)
 			ev.approval.answer = BX_ANSWER_APPROVED;
 			ev.approval.by = "bxctl";
 			ev.approval.outcome.kind = BX_OUTCOME_ASK;
-			g->ask = 0;
+			g->asked = false;
 			break;
 		}
 		/* FALLTHROUGH */
@@ -242,6 +245,9 @@ main(int argc, char **argv)
 	printf("  sha256sum:          %.3f s  (%.0f MB/s)\n", ts,
 	    (double)bytes / ts / 1e6);
 	printf("  ratio verify / sha256sum: %.2f (target <= 3)\n", tv / ts);
-	nftw(home, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (getenv("BENCH_KEEP") == NULL)
+		nftw(home, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	else
+		printf("  kept %s\n", home);
 	return 0;
 }

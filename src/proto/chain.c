@@ -51,7 +51,8 @@ struct bx_chain {
 	struct bx_hash		 last;
 	const char		*last_file;	/* and the file it is in */
 
-	struct held		 held;
+	struct held		 slots[2];	/* the held line and the next */
+	struct held		*held;
 
 	bool			 failed;
 	struct bx_chain_failure	 failure;
@@ -166,7 +167,11 @@ asks_remove(struct asks *a, uint64_t seq)
 static struct bx_chain *
 chain_alloc(void)
 {
-	return calloc(1, sizeof(struct bx_chain));
+	struct bx_chain *c;
+
+	if ((c = calloc(1, sizeof(*c))) != NULL)
+		c->held = &c->slots[0];
+	return c;
 }
 
 struct bx_chain *
@@ -195,8 +200,8 @@ bx_chain_file(struct bx_chain *c, const char *name)
 {
 	char *copy;
 
-	if (c->held.present)
-		c->held.file_after = true;
+	if (c->held->present)
+		c->held->file_after = true;
 	c->lineno = 0;
 	if ((copy = strdup(name)) == NULL ||
 	    !grow(&c->files, &c->capfiles, c->nfiles, sizeof(*c->files))) {
@@ -299,7 +304,7 @@ accept_break(struct bx_chain *c, const struct held *h)
 static void
 resolve(struct bx_chain *c, const struct bx_audit_summary *next)
 {
-	struct held *h = &c->held;
+	struct held *h = c->held;
 
 	if (!h->present)
 		return;
@@ -363,47 +368,49 @@ void
 bx_chain_line(struct bx_chain *c, const char *bytes, size_t len,
     bool last_in_file, bool has_newline)
 {
+	struct held *h = c->held == &c->slots[0] ? &c->slots[1] : &c->slots[0];
 	struct bx_error err;
-	struct held h;
 	bool first;
 
-	memset(&h, 0, sizeof(h));
-	h.present = true;
-	h.at.file = current_file(c);
+	/* Field by field: clearing the whole slot costs more than hashing. */
+	h->present = true;
+	h->at.file = current_file(c);
 	first = c->lineno == 0;
-	h.at.line = ++c->lineno;
-	h.len = len;
-	h.has_newline = has_newline;
-	if (bx_sha256(bytes, len, &h.hash, &err) == -1) {
+	h->at.line = ++c->lineno;
+	h->len = len;
+	h->has_newline = has_newline;
+	h->file_after = h->parsed = h->ok = false;
+	h->what[0] = '\0';
+	if (bx_sha256(bytes, len, &h->hash, &err) == -1) {
 		if (!c->broken)
 			c->err = err;
 		c->broken = true;
 		return;
 	}
-	if (bx_audit_record_scan(bytes, len, &h.sum, &err) == 0)
-		h.parsed = true;
+	if (bx_audit_record_scan(bytes, len, &h->sum, &err) == 0)
+		h->parsed = true;
 	else
-		snprintf(h.what, sizeof(h.what), "not an audit record: %s",
+		snprintf(h->what, sizeof(h->what), "not an audit record: %s",
 		    err.msg);
-	if (c->held.present && !c->held.has_newline && !c->failed) {
+	if (c->held->present && !c->held->has_newline && !c->failed) {
 		/* A line without its newline is only allowed at the very end. */
-		c->held.ok = false;
-		snprintf(c->held.what, sizeof(c->held.what), "the line has no "
-		    "newline at its end, but more lines follow");
+		c->held->ok = false;
+		snprintf(c->held->what, sizeof(c->held->what), "the line has "
+		    "no newline at its end, but more lines follow");
 	}
-	resolve(c, h.parsed ? &h.sum : NULL);
+	resolve(c, h->parsed ? &h->sum : NULL);
 	if (!has_newline && !last_in_file)
-		snprintf(h.what, sizeof(h.what), "the line has no newline at "
+		snprintf(h->what, sizeof(h->what), "the line has no newline at "
 		    "its end, but more lines follow");
-	else if (!c->failed && h.parsed)
-		check(c, &h, first);
+	else if (!c->failed && h->parsed)
+		check(c, h, first);
 	c->held = h;
 }
 
 static void
 report_torn(struct bx_chain *c, struct bx_chain_report *r)
 {
-	struct held *h = &c->held;
+	struct held *h = c->held;
 
 	h->present = false;
 	r->torn = true;
@@ -446,11 +453,11 @@ bx_chain_finish(struct bx_chain *c, struct bx_chain_report **ret,
 		bx_chain_free(c);
 		return -1;
 	}
-	if (c->held.present && !c->held.has_newline && !c->held.file_after)
+	if (c->held->present && !c->held->has_newline && !c->held->file_after)
 		report_torn(c, r);
-	else if (c->held.present && !c->held.has_newline && !c->failed) {
-		c->held.ok = false;
-		snprintf(c->held.what, sizeof(c->held.what), "the line has no "
+	else if (c->held->present && !c->held->has_newline && !c->failed) {
+		c->held->ok = false;
+		snprintf(c->held->what, sizeof(c->held->what), "the line has no "
 		    "newline at its end, but a later file follows");
 	}
 	resolve(c, NULL);
