@@ -27,6 +27,7 @@
 struct fake_llama {
 	int		 fl_listen;
 	int		 fl_stop[2];	/* a byte on [1] stops the thread */
+	int		 fl_release[2];	/* a byte on [1] sends one held reply */
 	int		 fl_port;
 	pthread_t	 fl_thread;
 	json_t		*fl_script;	/* the validated array of replies */
@@ -50,6 +51,30 @@ stopping(struct fake_llama *fl, int timeout_ms)
 	struct pollfd pfd = { .fd = fl->fl_stop[0], .events = POLLIN };
 
 	return poll(&pfd, 1, timeout_ms) > 0;
+}
+
+/*
+ * Waits for fake_llama_release() (and takes its byte), the stop pipe or
+ * FAKE_LLAMA_HOLD_MAX_MS; true when stopping.
+ */
+static bool
+held(struct fake_llama *fl)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = fl->fl_stop[0], .events = POLLIN },
+		{ .fd = fl->fl_release[0], .events = POLLIN },
+	};
+	char c;
+	int r;
+
+	while ((r = poll(pfd, 2, FAKE_LLAMA_HOLD_MAX_MS)) == -1 &&
+	    errno == EINTR)
+		;
+	if (r > 0 && pfd[0].revents != 0)
+		return true;
+	if (r > 0)
+		(void)!read(fl->fl_release[0], &c, 1);
+	return false;
 }
 
 /* Reads once with a timeout; 0 on EOF, -1 on error or timeout. */
@@ -281,6 +306,8 @@ answer_completion(struct fake_llama *fl, int fd,
 	delay = json_integer_value(json_object_get(reply, "delay_ms"));
 	if (delay > 0 && stopping(fl, (int)delay))
 		return;
+	if (json_is_true(json_object_get(reply, "hold")) && held(fl))
+		return;
 	if (json_is_true(json_object_get(reply, "hangup")))
 		return;
 	if (json_object_get(reply, "body") != NULL) {
@@ -403,6 +430,7 @@ fake_llama_start(const struct fake_llama_opts *opts, struct fake_llama **ret,
 	}
 	fl->fl_script = script;
 	fl->fl_stop[0] = fl->fl_stop[1] = -1;
+	fl->fl_release[0] = fl->fl_release[1] = -1;
 	pthread_mutex_init(&fl->fl_lock, NULL);
 	if (opts->record_dir != NULL &&
 	    (fl->fl_record_dir = strdup(opts->record_dir)) == NULL) {
@@ -413,7 +441,8 @@ fake_llama_start(const struct fake_llama_opts *opts, struct fake_llama **ret,
 		fl->fl_listen = -1;
 		goto fail;
 	}
-	if (pipe2(fl->fl_stop, O_CLOEXEC) == -1) {
+	if (pipe2(fl->fl_stop, O_CLOEXEC) == -1 ||
+	    pipe2(fl->fl_release, O_CLOEXEC) == -1) {
 		bx_fail(err, "fake-llama: pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -429,6 +458,10 @@ fail:
 	if (fl->fl_stop[0] != -1) {
 		close(fl->fl_stop[0]);
 		close(fl->fl_stop[1]);
+	}
+	if (fl->fl_release[0] != -1) {
+		close(fl->fl_release[0]);
+		close(fl->fl_release[1]);
 	}
 	pthread_mutex_destroy(&fl->fl_lock);
 	free(fl->fl_record_dir);
@@ -473,6 +506,8 @@ fake_llama_stop(struct fake_llama *fl)
 	close(fl->fl_listen);
 	close(fl->fl_stop[0]);
 	close(fl->fl_stop[1]);
+	close(fl->fl_release[0]);
+	close(fl->fl_release[1]);
 	for (i = 0; i < fl->fl_nrequests; i++)
 		free(fl->fl_requests[i]);
 	free(fl->fl_requests);
@@ -480,6 +515,12 @@ fake_llama_stop(struct fake_llama *fl)
 	json_decref(fl->fl_script);
 	pthread_mutex_destroy(&fl->fl_lock);
 	free(fl);
+}
+
+void
+fake_llama_release(struct fake_llama *fl)
+{
+	(void)!write(fl->fl_release[1], "x", 1);
 }
 
 int

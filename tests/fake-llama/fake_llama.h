@@ -20,8 +20,11 @@
  *	{"response": {...}}                      status 200 with this JSON object
  *	{"hangup": true}                         close without answering
  *
- * Any reply may also carry "delay_ms": N (wait before answering) and
- * "repeat": true (serve this reply for every later request). When the
+ * Any reply may also carry "delay_ms": N (wait before answering), "hold":
+ * true (wait before answering until the test calls fake_llama_release(),
+ * so that a test can keep a request in flight without guessing how long
+ * the rest of it takes) and "repeat": true (serve this reply for every
+ * later request). When the
  * script is exhausted, requests get status 500 "script exhausted". Every
  * generated reply carries the extra fields a real llama-server sends
  * (usage, timings, system_fingerprint, ...).
@@ -42,6 +45,8 @@
 #define FAKE_LLAMA_MAX_BODY	(64 * 1024 * 1024)
 /* A client that sends nothing for this long is dropped. */
 #define FAKE_LLAMA_IO_TIMEOUT_MS	10000
+/* A held reply that is never released is sent after this, so no test hangs. */
+#define FAKE_LLAMA_HOLD_MAX_MS		60000
 
 struct fake_llama;
 
@@ -57,6 +62,8 @@ int	fake_llama_start(const struct fake_llama_opts *,
 int	fake_llama_start_file(const char *script_path, const char *record_dir,
 	    int port, struct fake_llama **ret, struct bx_error *);
 void	fake_llama_stop(struct fake_llama *);
+/* Lets one held reply (the one waiting now, or the next) be sent. */
+void	fake_llama_release(struct fake_llama *);
 
 int	fake_llama_port(const struct fake_llama *);
 /* "http://127.0.0.1:<port>", into buf of at least 32 bytes. */

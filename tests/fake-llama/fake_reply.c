@@ -12,7 +12,7 @@
 
 static const char *const reply_keys[] = {
 	"text", "tool_calls", "content", "status", "body", "response",
-	"hangup", "delay_ms", "repeat", "finish_reason", NULL
+	"hangup", "delay_ms", "hold", "repeat", "finish_reason", NULL
 };
 static const char *const call_keys[] = { "name", "arguments", "id", NULL };
 
@@ -66,6 +66,10 @@ check_reply(const json_t *reply, size_t i, struct bx_error *err)
 	value = json_object_get(reply, "text");
 	if (value != NULL && !json_is_string(value))
 		return bx_fail(err, "reply %zu: \"text\" must be a string", i);
+	value = json_object_get(reply, "hold");
+	if (value != NULL && !json_is_boolean(value))
+		return bx_fail(err, "reply %zu: \"hold\" must be true or false",
+		    i);
 	value = json_object_get(reply, "body");
 	if (value != NULL && !json_is_string(value))
 		return bx_fail(err, "reply %zu: \"body\" must be a string", i);

@@ -2,11 +2,13 @@
  * test-fake-llama.c: the fake llama-server answers from its script in
  * llama-server's shape, records what it was sent, and refuses bad scripts.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include <curl/curl.h>
@@ -152,6 +154,58 @@ test_raw_and_repeat(void **state)
 	fake_llama_stop(fl);
 }
 
+struct held_post {
+	struct fake_llama	*fl;
+	struct buf		 out;
+	long			 status;
+	pthread_mutex_t		 lock;
+	int			 done;
+};
+
+static void *
+held_post_thread(void *arg)
+{
+	struct held_post *hp = arg;
+	long status;
+
+	status = post(hp->fl, "{}", &hp->out);
+	pthread_mutex_lock(&hp->lock);
+	hp->status = status;
+	hp->done = 1;
+	pthread_mutex_unlock(&hp->lock);
+	return NULL;
+}
+
+static void
+test_hold_until_released(void **state)
+{
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	struct held_post hp = { 0 };
+	pthread_t tid;
+	int i, done;
+
+	(void)state;
+	hp.fl = start("[{\"hold\":true,\"text\":\"released\"}]");
+	pthread_mutex_init(&hp.lock, NULL);
+	assert_int_equal(pthread_create(&tid, NULL, held_post_thread, &hp), 0);
+	/* The request is recorded before the hold, so this wait is bounded. */
+	for (i = 0; i < 3000 && fake_llama_request_count(hp.fl) == 0; i++)
+		nanosleep(&pause, NULL);
+	assert_int_equal(fake_llama_request_count(hp.fl), 1);
+	pthread_mutex_lock(&hp.lock);
+	done = hp.done;
+	pthread_mutex_unlock(&hp.lock);
+	/* Held: no answer can have been sent yet, however slow the machine. */
+	assert_int_equal(done, 0);
+	fake_llama_release(hp.fl);
+	pthread_join(tid, NULL);
+	assert_int_equal(hp.status, 200);
+	assert_non_null(strstr(hp.out.data, "released"));
+	free(hp.out.data);
+	pthread_mutex_destroy(&hp.lock);
+	fake_llama_stop(hp.fl);
+}
+
 static void
 test_large_body_recorded(void **state)
 {
@@ -186,6 +240,7 @@ test_bad_scripts(void **state)
 		"[{\"tool_calls\":[{\"arguments\":{}}]}]",
 		"[{\"tool_calls\":[{\"name\":\"a\",\"arguments\":1}]}]",
 		"[{\"text\":\"a\",\"text\":\"b\"}]", "[",
+		"[{\"text\":\"a\",\"hold\":1}]",
 	};
 	struct fake_llama_opts opts;
 	struct fake_llama *fl = NULL;
@@ -239,6 +294,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tool_call_shape),
 		cmocka_unit_test(test_raw_and_repeat),
+		cmocka_unit_test(test_hold_until_released),
 		cmocka_unit_test(test_large_body_recorded),
 		cmocka_unit_test(test_bad_scripts),
 		cmocka_unit_test(test_not_found),

@@ -185,7 +185,8 @@ test_busy_session(void **state)
 	int a;
 
 	(void)state;
-	start(&s, "[{\"delay_ms\":1500,\"text\":\"first\"},{\"text\":\"third\"}]");
+	/* The first turn's model request is held until the test lets it go. */
+	start(&s, "[{\"hold\":true,\"text\":\"first\"},{\"text\":\"third\"}]");
 	a = dial(s.path);
 	send_line(a, "{\"kind\":\"chat\",\"session\":\"chat-x\",\"text\":\"1\"}\n");
 	bx_frame_reader_init(&rd, a);
@@ -203,6 +204,7 @@ test_busy_session(void **state)
 	assert_non_null(strstr(ev.ev[0]->error.message, "chat-x"));
 	tu_events_free(&ev);
 
+	fake_llama_release(s.fl);
 	m = next(&rd);
 	assert_non_null(m);
 	assert_int_equal(m->turn_event.type, BX_EVENT_DONE);
