@@ -100,12 +100,17 @@ test_approvals_lists_two_lines_each(void **state)
 	struct run_result res;
 	char a[2048], b[2048], list[4500];
 
-	/* 2 min 10 s ago, 13 min 30 s left: whole minutes, rounded down. */
+	/*
+	 * Whole units, rounded down. Each value sits half a second into its
+	 * unit, so the lines stay the same for a minute however slowly bxctl
+	 * starts (seconds are covered at a fixed "now" in test-show.c).
+	 */
 	item(a, sizeof(a), 41, "chat-1758200000000", "shell-scratch",
-	    130000, 810000, "shell", "\"{\\\"command\\\": \\\"rm -rf "
+	    120500, 839500, "shell", "\"{\\\"command\\\": \\\"rm -rf "
 	    "/home/kyle/scratch/build\\\", \\\"cwd\\\": "
 	    "\\\"/home/kyle/scratch\\\"}\"");
-	item(b, sizeof(b), 42, "short", "notes-read", 5000, 3 * 3600000 + 5000,
+	item(b, sizeof(b), 42, "short", "notes-read", 180500,
+	    3 * 3600000 + 1800000,
 	    "read_file", "\"{\\\"path\\\":\\\"/home/kyle/notes/a.md\\\"}\"");
 	snprintf(list, sizeof(list), "{\"kind\":\"approval_list\","
 	    "\"items\":[%s,%s]}", a, b);
@@ -116,7 +121,7 @@ test_approvals_lists_two_lines_each(void **state)
 	    "grant shell-scratch  taint private\n"
 	    "    shell {\"command\": \"rm -rf /home/kyle/scratch/build\", "
 	    "\"cwd\": \"/home/kyle/scratch\"}\n"
-	    "42  5 s ago  expires in 3 h  session short  grant notes-read  "
+	    "42  3 min ago  expires in 3 h  session short  grant notes-read  "
 	    "taint private\n"
 	    "    read_file {\"path\":\"/home/kyle/notes/a.md\"}\n", "");
 	assert_int_equal(fake_count(e->admin), 1);

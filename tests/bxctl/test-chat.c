@@ -46,9 +46,13 @@ setup(void **state)
 	snprintf(e->loop_sock, sizeof(e->loop_sock), "%s/loop.sock", e->dir);
 	e->admin = fake_admin_start(e->admin_sock);
 	e->loop = fake_loop_start(e->loop_sock, e->admin);
-	/* 5 min 30 s ago, 9 min 30 s left: "5 min ago  expires in 9 min". */
-	bx_time_format(now - 330000, created);
-	bx_time_format(now + 570000, e->expires);
+	/*
+	 * "5 min ago  expires in 9 min", and still so a minute later: both
+	 * sit half a second into their minute, so a slow start changes
+	 * nothing.
+	 */
+	bx_time_format(now - 300500, created);
+	bx_time_format(now + 599500, e->expires);
 	snprintf(list, sizeof(list), "{\"kind\":\"approval_list\",\"items\":"
 	    "[{\"approval\":41,\"session\":\"" SESSION "\",\"call\":\"call_0\","
 	    "\"tool\":\"shell\",\"arguments\":\"" ARGS "\",\"grant\":"

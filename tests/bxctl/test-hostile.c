@@ -8,6 +8,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -102,8 +103,9 @@ approvals_list(struct env *e, const char *tool, const char *arguments)
 	char created[BX_TIME_LEN + 1], expires[BX_TIME_LEN + 1], list[8192];
 	int64_t now = show_now();
 
-	bx_time_format(now - 60000, created);
-	bx_time_format(now + 600000, expires);
+	/* Half a second into each minute: the same line for a minute. */
+	bx_time_format(now - 60500, created);
+	bx_time_format(now + 599500, expires);
 	snprintf(list, sizeof(list), "{\"kind\":\"approval_list\",\"items\":"
 	    "[{\"approval\":41,\"session\":\"chat-1758200000000\",\"call\":"
 	    "\"call_0\",\"tool\":\"%s\",\"arguments\":\"%s\",\"grant\":"
@@ -210,18 +212,10 @@ test_grants_and_errors_are_data(void **state)
 	run_result_free(&res);
 }
 
+/* A turn whose every string is hostile; wait: hold it for the answer. */
 static void
-test_chat_events_are_data(void **state)
+script_hostile_turn(struct env *e, bool wait)
 {
-	struct env *e = *state;
-	const char *args[] = { "chat", "--loop-socket", e->loop_sock,
-	    "--admin-socket", e->admin_sock, NULL };
-	const char *json[] = { "chat", "--json", "--loop-socket", e->loop_sock,
-	    NULL };
-	struct run_result res;
-
-	approvals_list(e, "shell", HOSTILE);
-	fake_admin_reply(e->admin, "refuse", "{\"kind\":\"ok\"}");
 	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
 	    "\"type\":\"started\",\"session\":\"chat-1758200000000\"}");
 	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
@@ -232,13 +226,27 @@ test_chat_events_are_data(void **state)
 	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
 	    "\"type\":\"approval_pending\",\"approval\":41,\"tool\":\""
 	    HOSTILE "\",\"expires\":\"2030-01-01T00:00:00.000Z\"}");
-	fake_loop_script(e->loop, "@wait");
+	if (wait)
+		fake_loop_script(e->loop, "@wait");
 	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
 	    "\"type\":\"tool_result\",\"call\":\"call_0\",\"status\":"
 	    "\"result\",\"content\":\"" HOSTILE "\",\"class\":\"private\","
 	    "\"untrusted\":true}");
 	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":true,"
 	    "\"type\":\"error\",\"message\":\"" HOSTILE "\"}");
+}
+
+static void
+test_chat_events_are_data(void **state)
+{
+	struct env *e = *state;
+	const char *args[] = { "chat", "--loop-socket", e->loop_sock,
+	    "--admin-socket", e->admin_sock, NULL };
+	struct run_result res;
+
+	approvals_list(e, "shell", HOSTILE);
+	fake_admin_reply(e->admin, "refuse", "{\"kind\":\"ok\"}");
+	script_hostile_turn(e, true);
 	run_bxctl(args, e->dir, "go\nn\n", &res);
 	assert_int_equal(res.status, 1);
 	assert_clean(&res);
@@ -250,11 +258,25 @@ test_chat_events_are_data(void **state)
 	assert_non_null(strstr(res.out, "\nerror: \\u001b[2J"));
 	assert_string_equal(res.err, "approve 41? [y/N] ");
 	run_result_free(&res);
+}
 
+/* --json answers no approval, so its turn goes on without waiting. */
+static void
+test_chat_json_events_are_data(void **state)
+{
+	struct env *e = *state;
+	const char *json[] = { "chat", "--json", "--loop-socket", e->loop_sock,
+	    NULL };
+	struct run_result res;
+
+	script_hostile_turn(e, false);
 	run_bxctl(json, e->dir, "go\n", &res);
+	assert_int_equal(res.status, 1);
 	assert_clean(&res);
 	assert_int_equal(lines(res.out), 6);
 	assert_non_null(strstr(res.out, "\"text\":\"\\u001b[2J\\u001b[H"));
+	assert_string_equal(res.err, "");
+	assert_int_equal(fake_count(e->admin), 0);
 	run_result_free(&res);
 }
 
@@ -269,6 +291,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 		    test_grants_and_errors_are_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chat_events_are_data,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chat_json_events_are_data,
 		    setup, teardown),
 	};
 
