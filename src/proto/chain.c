@@ -50,6 +50,7 @@ struct bx_chain {
 	bool			 has_last;	/* hash of the last resolved line */
 	struct bx_hash		 last;
 	const char		*last_file;	/* and the file it is in */
+	bool			 resumed;	/* from a line not fed here */
 
 	struct held		 slots[2];	/* the held line and the next */
 	struct held		*held;
@@ -192,6 +193,7 @@ bx_chain_resume(uint64_t next_seq, const struct bx_hash *prev)
 	c->next_seq = next_seq;
 	c->has_last = true;
 	c->last = *prev;
+	c->resumed = true;
 	return c;
 }
 
@@ -347,6 +349,9 @@ check(struct bx_chain *c, struct held *h, bool first_in_file)
 		snprintf(ctx, sizeof(ctx), "the file does not chain from the "
 		    "last line of %s: ", prevfile);
 		after = ctx;
+	} else if (first_in_file && prevfile == NULL && c->resumed) {
+		after = "the file does not chain from the last line of the "
+		    "file before it: ";
 	}
 	if (s->type == BX_EVENT_ACCEPTED_BREAK) {
 		snprintf(h->what, sizeof(h->what), "%san accepted break for "
