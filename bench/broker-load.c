@@ -12,9 +12,12 @@
  *	10 and 1,000 grant files: median and p99 latency, calls per second;
  *	brokerd's peak RSS (VmHWM) for each grant set.
  *
- * Then it checks that the audit log holds exactly one record per denied
- * call and two per allowed one, and prints the two ratios the targets are
- * about (bench/README.md).
+ * The machine may be shared, and a disk's fsync time moves with what else
+ * runs, so the floor is measured in slices interleaved with the slices of
+ * the single-client, 10-grant denial cell: the first ratio compares two
+ * figures taken under the same conditions. Then it checks that the audit
+ * log holds exactly one record per denied call and two per allowed one,
+ * and prints the two ratios the targets are about (bench/README.md).
  *
  *	bench-broker-load [--brokerd PATH] [--dir DIR] [--seconds S]
  */
@@ -47,9 +50,11 @@
 #define BENCH_BROKERD		"build/brokerd"
 #endif
 #define BENCH_DIR		"/var/tmp"
-/* Measured time per cell, and the warm-up before it. */
+/* Measured time per cell, and the warm-up before each window of it. */
 #define BENCH_SECONDS		1.5
-#define BENCH_WARMUP_NS		200000000LL
+#define BENCH_WARMUP_NS		50000000LL
+/* The paired cell runs in this many windows, each after a floor slice. */
+#define BENCH_SLICES		10
 #define BENCH_FLOOR_RUNS	1000
 #define BENCH_LINE		400
 #define BENCH_MAX_CLIENTS	16
@@ -77,6 +82,14 @@ struct result {
 	double	r_median_us;
 	double	r_p99_us;
 	double	r_cps;
+};
+
+/* Latencies in ns and the time they were measured over. */
+struct pool {
+	int64_t	*p_v;
+	size_t	 p_n;
+	size_t	 p_cap;
+	double	 p_seconds;
 };
 
 struct daemon {
@@ -139,39 +152,56 @@ remove_one(const char *path, const struct stat *st, int type, struct FTW *w)
 	return remove(path);
 }
 
-/* Appends one 400-byte line and fdatasyncs it, BENCH_FLOOR_RUNS times. */
-static int
-floor_run(const char *dir, struct result *r)
+static void
+pool_add(struct pool *p, int64_t v)
 {
-	char path[PATH_MAX], line[BENCH_LINE];
-	int64_t *v, t;
-	int fd, i, rc = -1;
+	int64_t *nv;
+	size_t cap;
 
-	snprintf(path, sizeof(path), "%s/floor.jsonl", dir);
+	if (p->p_n == p->p_cap) {
+		cap = p->p_cap == 0 ? 1024 : 2 * p->p_cap;
+		if ((nv = realloc(p->p_v, cap * sizeof(*nv))) == NULL) {
+			fprintf(stderr, "bench-broker-load: out of memory\n");
+			exit(1);
+		}
+		p->p_v = nv;
+		p->p_cap = cap;
+	}
+	p->p_v[p->p_n++] = v;
+}
+
+/* The pool's figures; calls per second over the time measured. */
+static void
+pool_result(struct pool *p, struct result *r)
+{
+	r->r_calls = p->p_n;
+	percentiles(p->p_v, p->p_n, &r->r_median_us, &r->r_p99_us);
+	r->r_cps = p->p_seconds > 0 ? p->p_n / p->p_seconds : 0;
+	free(p->p_v);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Appends one 400-byte line to fd and fdatasyncs it, runs times. */
+static int
+floor_slice(int fd, int runs, struct pool *p)
+{
+	char line[BENCH_LINE];
+	int64_t t;
+	int i;
+
 	memset(line, 'x', sizeof(line) - 1);
 	line[sizeof(line) - 1] = '\n';
-	if ((v = calloc(BENCH_FLOOR_RUNS, sizeof(*v))) == NULL)
-		return -1;
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (fd == -1)
-		goto out;
-	for (i = 0; i < BENCH_FLOOR_RUNS; i++) {
+	for (i = 0; i < runs; i++) {
 		t = now_ns();
 		if (write(fd, line, sizeof(line)) != (ssize_t)sizeof(line) ||
-		    fdatasync(fd) == -1)
-			goto out;
-		v[i] = now_ns() - t;
+		    fdatasync(fd) == -1) {
+			fprintf(stderr, "bench-broker-load: floor: %s\n",
+			    strerror(errno));
+			return -1;
+		}
+		pool_add(p, now_ns() - t);
 	}
-	r->r_calls = BENCH_FLOOR_RUNS;
-	percentiles(v, BENCH_FLOOR_RUNS, &r->r_median_us, &r->r_p99_us);
-	r->r_cps = 1e6 / r->r_median_us;
-	rc = 0;
-out:
-	if (fd != -1)
-		close(fd);
-	unlink(path);
-	free(v);
-	return rc;
+	return 0;
 }
 
 /*
@@ -433,17 +463,18 @@ client_run(void *arg)
 	return NULL;
 }
 
-/* n clients of kind k against d for one measured window. */
+/* n clients of kind k against d for one window; their latencies go to p. */
 static int
-cell_run(struct daemon *d, int grants, enum kind k, int n, struct result *r)
+cell_window(struct daemon *d, int grants, enum kind k, int n, double window,
+    struct pool *p)
 {
 	struct client cl[BENCH_MAX_CLIENTS];
 	pthread_t t[BENCH_MAX_CLIENTS];
 	pthread_barrier_t start;
-	int64_t begin, *all = NULL;
-	size_t total = 0, at = 0;
+	int64_t begin;
 	bool failed = false;
-	int i, rc = -1;
+	size_t j;
+	int i;
 
 	memset(cl, 0, sizeof(cl));
 	pthread_barrier_init(&start, NULL, (unsigned)n + 1);
@@ -454,7 +485,7 @@ cell_run(struct daemon *d, int grants, enum kind k, int n, struct result *r)
 		snprintf(cl[i].cl_session, sizeof(cl[i].cl_session),
 		    "bench-%d-%s-%d-%d", grants, kind_names[k], n, i);
 		cl[i].cl_begin = begin;
-		cl[i].cl_end = begin + (int64_t)(seconds * 1e9);
+		cl[i].cl_end = begin + (int64_t)(window * 1e9);
 		cl[i].cl_start = &start;
 		cl[i].cl_samples = malloc(BENCH_MAX_SAMPLES *
 		    sizeof(*cl[i].cl_samples));
@@ -477,32 +508,50 @@ cell_run(struct daemon *d, int grants, enum kind k, int n, struct result *r)
 			failed = true;
 		}
 		d->d_records += cl[i].cl_done * (k == KIND_DENIED ? 1 : 2);
-		total += cl[i].cl_nsamples;
-	}
-	if (failed)
-		goto out;
-	if (total == 0 || (all = malloc(total * sizeof(*all))) == NULL)
-		goto out;
-	for (i = 0; i < n; i++) {
-		memcpy(all + at, cl[i].cl_samples,
-		    cl[i].cl_nsamples * sizeof(*all));
-		at += cl[i].cl_nsamples;
-	}
-	r->r_calls = total;
-	percentiles(all, total, &r->r_median_us, &r->r_p99_us);
-	r->r_cps = total / seconds;
-	rc = 0;
-out:
-	for (i = 0; i < n; i++)
+		for (j = 0; j < cl[i].cl_nsamples; j++)
+			pool_add(p, cl[i].cl_samples[j]);
 		free(cl[i].cl_samples);
-	free(all);
-	return rc;
+	}
+	p->p_seconds += window;
+	return failed ? -1 : 0;
+}
+
+/*
+ * One cell. The single-client cell of the first grant set is run in
+ * slices, each after a slice of the floor (fl), so that both are measured
+ * under the same load; every other cell runs in one window.
+ */
+static int
+cell_run(struct daemon *d, int grants, enum kind k, int n, int floorfd,
+    struct pool *fl, struct result *r)
+{
+	struct pool p = { 0 };
+	int i, slices = floorfd != -1 ? BENCH_SLICES : 1;
+
+	for (i = 0; i < slices; i++) {
+		if (floorfd != -1 && floor_slice(floorfd,
+		    BENCH_FLOOR_RUNS / BENCH_SLICES, fl) == -1)
+			goto fail;
+		if (cell_window(d, grants, k, n, seconds / slices, &p) == -1)
+			goto fail;
+	}
+	if (p.p_n == 0) {
+		fprintf(stderr, "bench-broker-load: %d grants, %s, %d "
+		    "clients: no call finished in the window\n", grants,
+		    kind_names[k], n);
+		goto fail;
+	}
+	pool_result(&p, r);
+	return 0;
+fail:
+	free(p.p_v);
+	return -1;
 }
 
 /* Every cell for one grant set, on one brokerd. */
 static int
-grants_run(const char *dir, int gi, struct result res[KIND_MAX][NCLIENTS],
-    long *hwm_kib)
+grants_run(const char *dir, int gi, int floorfd, struct pool *fl,
+    struct result res[KIND_MAX][NCLIENTS], long *hwm_kib)
 {
 	struct daemon d;
 	char config[PATH_MAX];
@@ -522,7 +571,8 @@ grants_run(const char *dir, int gi, struct result res[KIND_MAX][NCLIENTS],
 	for (k = 0; k < KIND_MAX; k++)
 		for (ci = 0; ci < NCLIENTS; ci++)
 			if (cell_run(&d, grant_counts[gi], k,
-			    client_counts[ci], &res[k][ci]) == -1)
+			    client_counts[ci], gi == 0 && k == KIND_DENIED &&
+			    ci == 0 ? floorfd : -1, fl, &res[k][ci]) == -1)
 				goto out;
 	*hwm_kib = daemon_hwm(d.d_pid);
 	if (daemon_stop(&d) == -1) {
@@ -552,7 +602,8 @@ print_table(const struct result *fl, struct result res[NGRANTS][KIND_MAX][NCLIEN
 	int k;
 
 	printf("broker-load: floor: 400-byte append + fdatasync: median "
-	    "%.0f us, p99 %.0f us (%zu runs)\n", fl->r_median_us,
+	    "%.0f us, p99 %.0f us (%zu runs, interleaved with the "
+	    "single-client 10-grant denials)\n", fl->r_median_us,
 	    fl->r_p99_us, fl->r_calls);
 	printf("broker-load: %6s %-8s %7s %8s %10s %10s %9s\n", "grants",
 	    "call", "clients", "calls", "median_us", "p99_us", "calls/s");
@@ -613,11 +664,12 @@ main(int argc, char **argv)
 {
 	static struct result res[NGRANTS][KIND_MAX][NCLIENTS];
 	struct result fl;
+	struct pool flp = { 0 };
 	const char *parent = BENCH_DIR;
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], floorpath[PATH_MAX];
 	long hwm[NGRANTS];
 	size_t g;
-	int i, rc = 1;
+	int i, floorfd = -1, rc = 1;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--brokerd") == 0 && i + 1 < argc)
@@ -640,17 +692,25 @@ main(int argc, char **argv)
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if (floor_run(dir, &fl) == -1) {
-		fprintf(stderr, "bench-broker-load: floor in %s: %s\n", dir,
+	snprintf(floorpath, sizeof(floorpath), "%s/floor.jsonl", dir);
+	floorfd = open(floorpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+	    0600);
+	if (floorfd == -1) {
+		fprintf(stderr, "bench-broker-load: %s: %s\n", floorpath,
 		    strerror(errno));
 		goto out;
 	}
 	for (g = 0; g < NGRANTS; g++)
-		if (grants_run(dir, (int)g, res[g], &hwm[g]) == -1)
+		if (grants_run(dir, (int)g, floorfd, &flp, res[g],
+		    &hwm[g]) == -1)
 			goto out;
+	pool_result(&flp, &fl);
 	print_table(&fl, res, hwm);
 	rc = 0;
 out:
+	if (floorfd != -1)
+		close(floorfd);
+	free(flp.p_v);
 	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
 }
