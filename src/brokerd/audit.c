@@ -1,7 +1,10 @@
 /*
  * audit.c: the audit writer at run time (audit.h): one record per line,
- * one fdatasync per record, a new file per UTC date, and the repair of
- * whatever a failed write or sync left behind. The durability rules it
+ * a new file per UTC date, and the repair of whatever a failed write or
+ * sync left behind. audit_append and its group commit, which lets one
+ * fdatasync cover the records of several appenders, are in audit_group.c;
+ * the records the writer writes itself are each synced here before it goes
+ * on. The durability rules it
  * follows are in shared/notes/audit-durability.md: a short write is a
  * failure and is never continued into the same line, a failed sync is
  * never retried, and before the next record the file's tail is read back
@@ -167,7 +170,7 @@ write_once(struct audit *a, const char *buf, size_t len)
 
 static int
 write_line(struct audit *a, const char *buf, size_t len, bool must,
-    struct bx_error *err)
+    bool sync, struct bx_error *err)
 {
 	ssize_t n;
 
@@ -184,7 +187,7 @@ write_line(struct audit *a, const char *buf, size_t len, bool must,
 		    "bytes): the file system may be full; " UNAVAILABLE,
 		    a->a_dir, a->a_name, n, len);
 	}
-	if (a->a_io->fdatasync(a->a_io->ctx, a->a_fd) == -1) {
+	if (sync && a->a_io->fdatasync(a->a_io->ctx, a->a_fd) == -1) {
 		a->a_uncertain = true;
 		return bx_fail(err, "audit: cannot sync %s/%s: %s; "
 		    UNAVAILABLE, a->a_dir, a->a_name, strerror(errno));
@@ -192,10 +195,10 @@ write_line(struct audit *a, const char *buf, size_t len, bool must,
 	return 0;
 }
 
-int
-audit_write_record(struct audit *a, uint64_t seq, int64_t time,
+static int
+put_record(struct audit *a, uint64_t seq, int64_t time,
     const struct bx_hash *prev, const struct bx_audit_event *ev,
-    bool lead_newline, struct bx_error *err)
+    bool lead_newline, bool sync, struct bx_error *err)
 {
 	struct bx_audit_record rec = { 0 };
 	struct bx_hash h;
@@ -221,7 +224,8 @@ audit_write_record(struct audit *a, uint64_t seq, int64_t time,
 	memcpy(buf + n, line, len);
 	n += len;
 	buf[n++] = '\n';
-	if (write_line(a, buf, n, ev->type < BX_EVENT_RECOVERY, err) == -1)
+	if (write_line(a, buf, n, ev->type < BX_EVENT_RECOVERY, sync,
+	    err) == -1)
 		goto out;
 	a->a_good += (off_t)n;
 	a->a_head = h;
@@ -231,6 +235,22 @@ out:
 	free(line);
 	free(buf);
 	return rv;
+}
+
+int
+audit_write_record(struct audit *a, uint64_t seq, int64_t time,
+    const struct bx_hash *prev, const struct bx_audit_event *ev,
+    bool lead_newline, struct bx_error *err)
+{
+	return put_record(a, seq, time, prev, ev, lead_newline, true, err);
+}
+
+int
+audit_write_unsynced(struct audit *a, uint64_t seq, int64_t time,
+    const struct bx_hash *prev, const struct bx_audit_event *ev,
+    struct bx_error *err)
+{
+	return put_record(a, seq, time, prev, ev, false, false, err);
 }
 
 static int
@@ -338,9 +358,8 @@ adopt_lines(struct audit *a, const char *buf, size_t len, off_t size,
 	return rv;
 }
 
-/* Finds out what a failed write or sync left in the file, and repairs it. */
-static int
-repair(struct audit *a, struct bx_error *err)
+int
+audit_repair(struct audit *a, struct bx_error *err)
 {
 	const char *nl;
 	struct stat st;
@@ -411,52 +430,30 @@ new_file(struct audit *a, const char *date, struct bx_error *err)
 	return 0;
 }
 
-/* The current file is right for a record at now, or a new one is started. */
-static int
-file_for(struct audit *a, int64_t now, struct bx_error *err)
+bool
+audit_file_current(const struct audit *a, int64_t now)
+{
+	char date[11];
+
+	if (a->a_fd == -1 || now < BX_TIME_MIN_MS || now > BX_TIME_MAX_MS)
+		return false;
+	bx_time_date(now, date);
+	/* Dates compare as strings; a clock gone back stays on the newest. */
+	return strncmp(date, a->a_name, 10) <= 0;
+}
+
+int
+audit_file_for(struct audit *a, int64_t now, struct bx_error *err)
 {
 	char date[11];
 
 	if (now < BX_TIME_MIN_MS || now > BX_TIME_MAX_MS)
 		return bx_fail(err, "audit: the clock is out of range; "
 		    UNAVAILABLE);
-	bx_time_date(now, date);
-	/* Dates compare as strings; a clock gone back stays on the newest. */
-	if (a->a_fd != -1 && strncmp(date, a->a_name, 10) <= 0)
+	if (audit_file_current(a, now))
 		return 0;
+	bx_time_date(now, date);
 	return new_file(a, date, err);
-}
-
-int
-audit_append(struct audit *a, const struct bx_audit_event *ev,
-    uint64_t *ret_seq, struct bx_error *err)
-{
-	int64_t now;
-	int rv = -1;
-
-	if (ev->type >= BX_EVENT_RECOVERY)
-		return bx_fail(err, "audit: only the audit writer writes "
-		    "Recovery and AcceptedBreak records");
-	pthread_mutex_lock(&a->a_mu);
-	if (a->a_broken) {
-		bx_fail(err, "audit: the writer stopped after an error it "
-		    "cannot repair; restart brokerd to check the log; "
-		    UNAVAILABLE);
-		goto out;
-	}
-	if (a->a_uncertain && repair(a, err) == -1)
-		goto out;
-	now = audit_now(a);
-	if (file_for(a, now, err) == -1)
-		goto out;
-	if (audit_write_record(a, a->a_next_seq, now, &a->a_head, ev, false,
-	    err) == -1)
-		goto out;
-	*ret_seq = a->a_next_seq - 1;
-	rv = 0;
-out:
-	pthread_mutex_unlock(&a->a_mu);
-	return rv;
 }
 
 void
@@ -470,6 +467,7 @@ audit_close(struct audit *a)
 		close(a->a_lockfd);
 	if (a->a_dirfd != -1)
 		close(a->a_dirfd);
+	pthread_cond_destroy(&a->a_settled_cv);
 	pthread_mutex_destroy(&a->a_mu);
 	free(a);
 }

@@ -1,7 +1,8 @@
 /*
  * audit.h: brokerd's audit writer (design section 5): the lock, the hash
- * chain, one fdatasync per record, daily files, the startup check, torn
- * line recovery and accepted breaks. brokerd is the only writer.
+ * chain, a sync covering every record before its append returns, daily
+ * files, the startup check, torn line recovery and accepted breaks.
+ * brokerd is the only writer.
  *
  * The writer holds an exclusive flock on <home>/audit/.lock from
  * audit_open to audit_close. Records go to <home>/audit/YYYY-MM-DD.jsonl by
@@ -9,11 +10,15 @@
  * newest file. Nothing is truncated, rewritten or deleted, ever.
  *
  * audit_append is safe to call from several threads at once; it returns
- * only when the record is on disk (write and fdatasync both succeeded).
- * When it fails, the record is not written as far as the caller is
- * concerned: deny with audit_unavailable. Before the next record the
- * writer reads back what reached the file and repairs a torn line with a
- * Recovery record.
+ * only when the record is on disk: its write succeeded, and then an
+ * fdatasync returned 0. Appenders that arrive while a sync is out share
+ * the next one (group commit, audit_group.c), so one fdatasync may cover
+ * several records, never fewer than the caller's own. When it fails, the
+ * record is not written as far as the caller is concerned: deny with
+ * audit_unavailable. Before the next record the writer reads back what
+ * reached the file and repairs a torn line with a Recovery record; a
+ * failed sync that covered several records stops the writer instead
+ * (every later append fails until brokerd is restarted).
  *
  * Allocation: audit_open allocates the writer and audit_close frees it
  * (NULL is fine). The config's clock and io must outlive the writer.

@@ -253,6 +253,7 @@ audit_open(const struct audit_config *cfg, struct audit **ret,
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return bx_fail(err, "audit: out of memory");
 	pthread_mutex_init(&a->a_mu, NULL);
+	pthread_cond_init(&a->a_settled_cv, NULL);
 	a->a_dirfd = a->a_lockfd = a->a_fd = -1;
 	a->a_clock = cfg->clock != NULL ? cfg->clock : &audit_clock_system;
 	a->a_io = cfg->io != NULL ? cfg->io : &audit_io_system;

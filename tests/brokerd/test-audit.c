@@ -1,7 +1,9 @@
 /*
  * test-audit.c: brokerd's audit writer at run time. The chain across a day
- * boundary with an injected clock, seq across files and restarts, exactly
- * one fdatasync per record counted through the seam, the clock going back,
+ * boundary with an injected clock, seq across files and restarts, a sync
+ * covering every record before its append returns (counted through the
+ * seam; test-audit-group.c shows one sync shared by concurrent appenders),
+ * the clock going back,
  * the lock refusing a second writer in another process, close-on-exec on
  * every descriptor, several threads appending, and failure injection
  * (write error, short write, sync error) followed by a repair that leaves
@@ -155,6 +157,11 @@ test_sync_counts(void **state)
 
 	open_ok(e);
 	assert_int_equal(e->io.fdatasyncs, 0);
+	/*
+	 * One appender at a time: no sync is out when a record is written, so
+	 * each append must start and wait for a sync of its own before it
+	 * returns, exactly one per record.
+	 */
 	for (i = 0; i < 10; i++) {
 		append_ok(e);
 		assert_int_equal(e->io.fdatasyncs, i + 1);
