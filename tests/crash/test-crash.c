@@ -1,0 +1,320 @@
+/*
+ * test-crash.c: the real brokerd killed with SIGKILL at random moments
+ * while concurrent clients make calls that are allowed, asked (then
+ * approved, refused, abandoned or left waiting) and denied, and restarted,
+ * cycle after cycle on the same home. After each kill the audit log must
+ * verify (bxctl audit verify), its seq must have no gap, nothing may have
+ * run without a record that lets it, and every answer a client received
+ * must have its record on disk. Each restart must succeed on its own (no
+ * --accept-break) and serve.
+ *
+ *	CRASH_CYCLES	cycles (default 30; make check runs the default)
+ *	CRASH_CLIENTS	client threads (default 6)
+ *	CRASH_SEED	the random seed (default: from the clock; printed)
+ */
+#include <sys/wait.h>
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "harness.h"
+
+#define CRASH_CYCLES_DEFAULT	30
+#define CRASH_CLIENTS_DEFAULT	6
+#define CRASH_CLIENTS_MAX	32
+/* Calls one client makes in a cycle at most (it is killed long before). */
+#define CRASH_SEEN_MAX		4096
+/* Sessions the clients share, so that calls of one session queue. */
+#define CRASH_SESSIONS		4
+/* The kill comes this long after the clients start, at random. */
+#define CRASH_KILL_MAX_MS	150
+#define CRASH_OUT_MAX		65536
+
+struct client {
+	pthread_t		 c_thread;
+	const struct rh_home	*c_home;
+	atomic_bool		*c_stop;
+	unsigned		 c_cycle;
+	unsigned		 c_id;
+	uint64_t		 c_rng;
+	struct rh_seen		*c_seen;
+	size_t			 c_nseen;
+	size_t			 c_answers;	/* final answers received */
+};
+
+struct totals {
+	size_t	calls;
+	size_t	finals;
+	size_t	pendings;
+	size_t	approved;
+	size_t	refused;
+	size_t	torn;		/* cycles whose kill left a torn tail */
+	size_t	records;
+	size_t	recoveries;
+};
+
+static uint64_t
+next_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static unsigned
+env_number(const char *name, unsigned dflt)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && *v != '\0' ? (unsigned)strtoul(v, NULL, 10) : dflt;
+}
+
+/* The owner's answer to a pending call, chosen at random. */
+static void
+answer_pending(struct client *c, struct rh_seen *s, struct rh_call *call)
+{
+	struct bx_msg *ans;
+	unsigned pick = (unsigned)(next_rand(&c->c_rng) % 10);
+
+	if (pick < 5) {
+		if (rh_admin(c->c_home->admin, bx_msg_approve(s->s_approval),
+		    &ans, RH_WAIT_MS) == 0 && ans->kind ==
+		    BX_MSG_APPROVE_RESULT)
+			s->s_approved = true;
+		bx_msg_free(ans);
+	} else if (pick < 8) {
+		if (rh_admin(c->c_home->admin, bx_msg_refuse(s->s_approval,
+		    "crash test"), &ans, RH_WAIT_MS) == 0 && ans->kind ==
+		    BX_MSG_OK)
+			s->s_refused = true;
+		bx_msg_free(ans);
+	} else if (pick < 9)
+		rh_call_close(call);	/* loopd went away mid-approval */
+	/* else: nobody answers; the call waits until the kill. */
+}
+
+/* One call, recorded in *s as far as it got; false if it never started. */
+static bool
+one_call(struct client *c, struct rh_seen *s, unsigned n)
+{
+	static const char *const args[] = {
+		RH_ARGS_ALLOW, RH_ARGS_ASK, RH_ARGS_DENY, RH_ARGS_NONE,
+	};
+	struct rh_answer a;
+	struct rh_call call;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->s_session, sizeof(s->s_session), "s%u",
+	    c->c_id % CRASH_SESSIONS);
+	snprintf(s->s_call, sizeof(s->s_call), "k%u-t%u-n%u", c->c_cycle,
+	    c->c_id, n);
+	if (rh_call_start(&call, c->c_home->broker, s->s_session, s->s_call,
+	    args[next_rand(&c->c_rng) % 4]) == -1) {
+		rh_call_close(&call);
+		return false;
+	}
+	while (rh_call_next(&call, RH_WAIT_MS, &a) == RH_PENDING) {
+		s->s_pending = true;
+		s->s_approval = a.a_approval;
+		answer_pending(c, s, &call);
+	}
+	if (a.a_got == RH_FINAL) {
+		s->s_final = true;
+		s->s_status = a.a_status;
+		s->s_reason = a.a_reason;
+		s->s_unrecorded = a.a_status == BX_WIRE_STATUS_FAILED &&
+		    strcmp(a.a_message, BROKER_UNRECORDED) == 0;
+		c->c_answers++;
+	}
+	rh_call_close(&call);
+	return true;
+}
+
+static void *
+client_run(void *arg)
+{
+	struct client *c = arg;
+	unsigned n = 0;
+
+	while (!atomic_load(c->c_stop) && c->c_nseen < CRASH_SEEN_MAX) {
+		if (one_call(c, &c->c_seen[c->c_nseen], n++))
+			c->c_nseen++;
+		else
+			rh_sleep_ms(1);	/* brokerd is gone; the kill is in */
+	}
+	return NULL;
+}
+
+/* The log verifies, keeps its promises, and has every answer's record. */
+static void
+check_log(const struct rh_home *h, struct client *cl, unsigned nclients,
+    unsigned cycle, struct totals *t)
+{
+	struct rh_log log;
+	char out[CRASH_OUT_MAX], why[512];
+	unsigned i;
+	int rc;
+
+	rc = rh_verify(h->dir, out, sizeof(out));
+	if (rc != 0 || strncmp(out, "audit: ok", 9) != 0)
+		fail_msg("cycle %u: bxctl audit verify exited %d: %s", cycle,
+		    rc, out);
+	if (strstr(out, "torn") != NULL)
+		t->torn++;
+	assert_int_equal(rh_log_read(h->dir, &log), 0);
+	if (rh_log_check(&log, why, sizeof(why)) == -1)
+		fail_msg("cycle %u: %s", cycle, why);
+	for (i = 0; i < nclients; i++)
+		if (rh_answers_check(&log, cl[i].c_seen, cl[i].c_nseen, why,
+		    sizeof(why)) == -1)
+			fail_msg("cycle %u: %s", cycle, why);
+	t->records = log.l_n;
+	t->recoveries = log.l_recoveries;
+	rh_log_free(&log);
+}
+
+static void
+count(const struct client *c, struct totals *t)
+{
+	size_t i;
+
+	for (i = 0; i < c->c_nseen; i++) {
+		const struct rh_seen *s = &c->c_seen[i];
+
+		t->calls++;
+		t->finals += s->s_final;
+		t->pendings += s->s_pending;
+		t->approved += s->s_approved;
+		t->refused += s->s_refused;
+		if (s->s_final && s->s_status == BX_STATUS_DENIED &&
+		    (s->s_reason == BX_DENY_STATE_UNREADABLE ||
+		    s->s_reason == BX_DENY_AUDIT_UNAVAILABLE))
+			fail_msg("%s: denied %s after a crash", s->s_call,
+			    bx_deny_name(s->s_reason));
+	}
+}
+
+/* One cycle: start, clients, a kill at a random moment, checks. */
+static void
+cycle(struct rh_home *h, struct client *cl, unsigned nclients, unsigned k,
+    uint64_t *rng, struct totals *t)
+{
+	atomic_bool stop = false;
+	unsigned i;
+	int status;
+
+	if (rh_start(h, NULL) == -1)
+		fail_msg("cycle %u: brokerd did not come back by itself (see "
+		    "%s)", k, h->errs);
+	for (i = 0; i < nclients; i++) {
+		cl[i].c_home = h;
+		cl[i].c_stop = &stop;
+		cl[i].c_cycle = k;
+		cl[i].c_id = i;
+		cl[i].c_rng = next_rand(rng) | 1;
+		cl[i].c_nseen = 0;
+		assert_int_equal(pthread_create(&cl[i].c_thread, NULL,
+		    client_run, &cl[i]), 0);
+	}
+	rh_sleep_ms((int)(next_rand(rng) % CRASH_KILL_MAX_MS));
+	status = rh_kill(h, SIGKILL);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	atomic_store(&stop, true);
+	for (i = 0; i < nclients; i++) {
+		pthread_join(cl[i].c_thread, NULL);
+		count(&cl[i], t);
+	}
+	check_log(h, cl, nclients, k, t);
+}
+
+static int
+setup(void **state)
+{
+	struct rh_home *h;
+
+	if ((h = calloc(1, sizeof(*h))) == NULL || rh_home_make(h, 60000) == -1)
+		return -1;
+	*state = h;
+	return 0;
+}
+
+/* Also after a failure: brokerd is killed and the home removed. */
+static int
+teardown(void **state)
+{
+	rh_home_remove(*state);
+	free(*state);
+	return 0;
+}
+
+static void
+test_sigkill_cycles(void **state)
+{
+	struct client cl[CRASH_CLIENTS_MAX];
+	struct totals t;
+	struct rh_home *h = *state;
+	struct rh_answer a;
+	struct rh_call call;
+	unsigned cycles, nclients, k, i;
+	uint64_t seed, rng;
+	int64_t started = rh_now_ms();
+	int status;
+
+	cycles = env_number("CRASH_CYCLES", CRASH_CYCLES_DEFAULT);
+	nclients = env_number("CRASH_CLIENTS", CRASH_CLIENTS_DEFAULT);
+	if (nclients == 0 || nclients > CRASH_CLIENTS_MAX)
+		nclients = CRASH_CLIENTS_DEFAULT;
+	seed = getenv("CRASH_SEED") != NULL ?
+	    strtoull(getenv("CRASH_SEED"), NULL, 10) :
+	    (uint64_t)time(NULL) ^ (uint64_t)rh_now_ms();
+	rng = seed | 1;
+	printf("crash: seed %llu, %u cycles, %u clients\n",
+	    (unsigned long long)seed, cycles, nclients);
+	memset(&t, 0, sizeof(t));
+	memset(cl, 0, sizeof(cl));
+	for (i = 0; i < nclients; i++)
+		assert_non_null(cl[i].c_seen = calloc(CRASH_SEEN_MAX,
+		    sizeof(struct rh_seen)));
+	for (k = 0; k < cycles; k++)
+		cycle(h, cl, nclients, k, &rng, &t);
+	/* After the last kill: it still comes back, serves and stops cleanly. */
+	if (rh_start(h, NULL) == -1)
+		fail_msg("brokerd did not come back after the last kill");
+	assert_int_equal(rh_call_start(&call, h->broker, "s0", "last",
+	    RH_ARGS_DENY), 0);
+	assert_int_equal(rh_call_next(&call, RH_WAIT_MS, &a), RH_FINAL);
+	assert_int_equal(a.a_reason, BX_DENY_DENIED_BY_GRANT);
+	rh_call_close(&call);
+	status = rh_kill(h, SIGTERM);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	printf("crash: %u cycles in %lld ms: %zu calls, %zu final answers, "
+	    "%zu pending, %zu approved, %zu refused; %zu records, %zu "
+	    "recoveries, %zu kills left a torn tail\n", cycles,
+	    (long long)(rh_now_ms() - started), t.calls, t.finals,
+	    t.pendings, t.approved, t.refused, t.records, t.recoveries,
+	    t.torn);
+	for (i = 0; i < nclients; i++)
+		free(cl[i].c_seen);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sigkill_cycles, setup,
+		    teardown),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,784 @@
+/*
+ * harness.c: a temporary home, the real brokerd started and killed, its
+ * two sockets, and its audit log read back (harness.h).
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "proto/sha256.h"
+
+#define RH_GRANT_FMT \
+	"tool = \"read_file\"\nmode = \"%s\"\nmax_taint = \"secret\"\n" \
+	"result_class = \"private\"\nexpires = \"2099-01-01T00:00:00.000Z\"\n" \
+	"\n[constraints]\npaths = [\"%s\"]\n"
+/* The most files of one audit directory the reader takes. */
+#define RH_FILES_MAX	4096
+
+int64_t
+rh_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+rh_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		continue;
+}
+
+static int
+write_text(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	FILE *fp;
+	int rc;
+
+	if ((fp = fopen(path, "w")) == NULL)
+		return -1;
+	va_start(ap, fmt);
+	rc = vfprintf(fp, fmt, ap);
+	va_end(ap);
+	if (fclose(fp) != 0 || rc < 0)
+		return -1;
+	return 0;
+}
+
+static int
+write_grant(const struct rh_home *h, const char *id, const char *mode,
+    const char *path)
+{
+	char file[PATH_MAX];
+
+	snprintf(file, sizeof(file), "%s/%s.toml", h->grants, id);
+	return write_text(file, RH_GRANT_FMT, mode, path);
+}
+
+int
+rh_home_make(struct rh_home *h, int64_t ttl_ms)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	memset(h, 0, sizeof(*h));
+	if (tmp == NULL || *tmp == '\0' || strlen(tmp) > 40)
+		tmp = "/tmp";
+	/* Short, so the socket paths fit sun_path. */
+	snprintf(h->dir, sizeof(h->dir), "%s/rh-XXXXXX", tmp);
+	if (mkdtemp(h->dir) == NULL)
+		return -1;
+	snprintf(h->config, sizeof(h->config), "%s/brokerd.toml", h->dir);
+	snprintf(h->grants, sizeof(h->grants), "%s/grants", h->dir);
+	snprintf(h->broker, sizeof(h->broker), "%s/run/loop-broker/broker.sock",
+	    h->dir);
+	snprintf(h->admin, sizeof(h->admin), "%s/run/owner-broker/admin.sock",
+	    h->dir);
+	snprintf(h->audit, sizeof(h->audit), "%s/audit", h->dir);
+	snprintf(h->errs, sizeof(h->errs), "%s/stderr", h->dir);
+	if (mkdir(h->grants, 0700) == -1 ||
+	    write_grant(h, "docs", "auto", "/docs") == -1 ||
+	    write_grant(h, "notes", "ask", "/notes") == -1 ||
+	    write_grant(h, "secret", "deny", "/secret") == -1)
+		return -1;
+	return write_text(h->config, "[paths]\nhome = \"%s\"\ngrants = \"%s\"\n"
+	    "\n[sockets]\nbroker = \"%s\"\nadmin = \"%s\"\n\n[approvals]\n"
+	    "ttl_ms = %lld\n", h->dir, h->grants, h->broker, h->admin,
+	    (long long)ttl_ms);
+}
+
+static void
+remove_tree(const char *path)
+{
+	struct dirent *e;
+	char sub[PATH_MAX];
+	DIR *d;
+
+	if ((d = opendir(path)) == NULL) {
+		unlink(path);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+		if (e->d_type == DT_DIR)
+			remove_tree(sub);
+		else
+			unlink(sub);
+	}
+	closedir(d);
+	rmdir(path);
+}
+
+void
+rh_home_remove(struct rh_home *h)
+{
+	if (h->pid > 0)
+		rh_kill(h, SIGKILL);
+	if (h->dir[0] != '\0')
+		remove_tree(h->dir);
+}
+
+void
+rh_program(const char *rel, char *out, size_t size)
+{
+	const char *root = getenv("BX_BUILD_ROOT");
+
+	snprintf(out, size, "%s/%s", root != NULL ? root : "build", rel);
+}
+
+int
+rh_dial(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static pid_t
+spawn(const struct rh_home *h, const char *const *wrapper)
+{
+	char brokerd[PATH_MAX];
+	const char *argv[64];
+	size_t n = 0;
+	pid_t pid;
+	int fd;
+
+	rh_program("src/brokerd/brokerd", brokerd, sizeof(brokerd));
+	for (; wrapper != NULL && wrapper[n] != NULL && n < 58; n++)
+		argv[n] = wrapper[n];
+	argv[n++] = brokerd;
+	argv[n++] = "serve";
+	argv[n++] = "--config";
+	argv[n++] = h->config;
+	argv[n] = NULL;
+	if ((pid = fork()) != 0)
+		return pid;
+	if ((fd = open(h->errs, O_WRONLY | O_CREAT | O_APPEND, 0600)) != -1)
+		dup2(fd, 2);
+	execvp(argv[0], (char *const *)argv);
+	_exit(127);
+}
+
+static bool
+serving(const char *path)
+{
+	int fd;
+
+	if ((fd = rh_dial(path)) == -1)
+		return false;
+	close(fd);
+	return true;
+}
+
+int
+rh_reaped(struct rh_home *h)
+{
+	int status;
+
+	if (h->pid <= 0)
+		return -1;
+	if (waitpid(h->pid, &status, WNOHANG) != h->pid)
+		return -1;
+	h->pid = 0;
+	return status;
+}
+
+int
+rh_start(struct rh_home *h, const char *const *wrapper)
+{
+	int64_t until = rh_now_ms() + RH_WAIT_MS;
+
+	if ((h->pid = spawn(h, wrapper)) == -1) {
+		h->pid = 0;
+		return -1;
+	}
+	while (!serving(h->broker) || !serving(h->admin)) {
+		if (rh_reaped(h) != -1 || rh_now_ms() > until)
+			return -1;
+		rh_sleep_ms(5);
+	}
+	return 0;
+}
+
+int
+rh_kill(struct rh_home *h, int sig)
+{
+	int status = -1;
+
+	if (h->pid <= 0)
+		return -1;
+	kill(h->pid, sig);
+	while (waitpid(h->pid, &status, 0) == -1 && errno == EINTR)
+		continue;
+	h->pid = 0;
+	return status;
+}
+
+bool
+rh_errs_contain(const struct rh_home *h, const char *text)
+{
+	static char buf[1 << 20];
+	size_t n;
+	FILE *fp;
+
+	if ((fp = fopen(h->errs, "r")) == NULL)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	return strstr(buf, text) != NULL;
+}
+
+int
+rh_call_start(struct rh_call *c, const char *socket, const char *session,
+    const char *call, const char *args)
+{
+	struct bx_msg *req;
+	int rc;
+
+	c->c_fd = -1;
+	bx_frame_reader_init(&c->c_reader, -1);
+	if ((req = bx_msg_tool_request(session, call, "read_file", args)) ==
+	    NULL)
+		return -1;
+	if ((c->c_fd = rh_dial(socket)) == -1) {
+		bx_msg_free(req);
+		return -1;
+	}
+	bx_frame_reader_init(&c->c_reader, c->c_fd);
+	rc = bx_msg_send(c->c_fd, req, RH_WAIT_MS, NULL);
+	bx_msg_free(req);
+	return rc;
+}
+
+static void
+answer_from(const struct bx_msg *m, struct rh_answer *a)
+{
+	const struct bx_tool_response *r = &m->tool_response;
+
+	if (m->kind == BX_MSG_ERROR) {
+		a->a_got = RH_ERROR;
+		a->a_code = m->error.code;
+		snprintf(a->a_message, sizeof(a->a_message), "%s",
+		    m->error.message);
+		return;
+	}
+	if (m->kind != BX_MSG_TOOL_RESPONSE)
+		return;
+	if (r->status == BX_STATUS_PENDING_APPROVAL) {
+		a->a_got = RH_PENDING;
+		a->a_approval = r->approval;
+		return;
+	}
+	a->a_got = RH_FINAL;
+	a->a_status = r->status;
+	a->a_reason = r->reason;
+	if (r->status == BX_WIRE_STATUS_FAILED)
+		snprintf(a->a_message, sizeof(a->a_message), "%s", r->message);
+}
+
+enum rh_got
+rh_call_next(struct rh_call *c, int timeout_ms, struct rh_answer *a)
+{
+	struct bx_msg *m;
+	const char *line;
+	size_t len;
+
+	memset(a, 0, sizeof(*a));
+	if (c->c_fd == -1 || bx_frame_read(&c->c_reader, timeout_ms, &line,
+	    &len, NULL) != BX_FRAME_OK)
+		return RH_NOTHING;
+	if (bx_msg_decode(line, len, &m, NULL) == -1)
+		return RH_NOTHING;
+	answer_from(m, a);
+	bx_msg_free(m);
+	return a->a_got;
+}
+
+void
+rh_call_close(struct rh_call *c)
+{
+	bx_frame_reader_free(&c->c_reader);
+	if (c->c_fd != -1)
+		close(c->c_fd);
+	c->c_fd = -1;
+}
+
+int
+rh_admin(const char *socket, struct bx_msg *req, struct bx_msg **ret,
+    int timeout_ms)
+{
+	struct bx_frame_reader r;
+	const char *line;
+	size_t len;
+	int fd, rc = -1;
+
+	*ret = NULL;
+	if (req == NULL)
+		return -1;
+	if ((fd = rh_dial(socket)) == -1) {
+		bx_msg_free(req);
+		return -1;
+	}
+	bx_frame_reader_init(&r, fd);
+	if (bx_msg_send(fd, req, timeout_ms, NULL) == 0 &&
+	    bx_frame_read(&r, timeout_ms, &line, &len, NULL) == BX_FRAME_OK &&
+	    bx_msg_decode(line, len, ret, NULL) == 0)
+		rc = 0;
+	bx_frame_reader_free(&r);
+	close(fd);
+	bx_msg_free(req);
+	return rc;
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Reads a whole file into a malloc'd buffer; -1 if it cannot. */
+static int
+slurp(const char *path, char **ret, size_t *ret_len)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf, *nbuf;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	if ((buf = malloc(cap)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		if (len == cap) {
+			if ((nbuf = realloc(buf, cap *= 2)) == NULL)
+				break;
+			buf = nbuf;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+static int
+push(struct rh_log *l, size_t *cap, const struct bx_audit_record *rec)
+{
+	struct bx_audit_record *n;
+
+	if (l->l_n == *cap) {
+		*cap = *cap == 0 ? 1024 : *cap * 2;
+		if ((n = realloc(l->l_recs, *cap * sizeof(*n))) == NULL)
+			return -1;
+		l->l_recs = n;
+	}
+	l->l_recs[l->l_n++] = *rec;
+	return 0;
+}
+
+/*
+ * A Recovery that describes the line before it: that line was never
+ * acknowledged, so it is not a record even if it decodes.
+ */
+static bool
+describes(const struct bx_audit_record *rec, const char *prev, size_t plen)
+{
+	struct bx_hash h;
+
+	if (prev == NULL || rec->event.recovery.torn_bytes != plen ||
+	    bx_sha256(prev, plen, &h, NULL) == -1)
+		return false;
+	return bx_hash_equal(&h, &rec->event.recovery.torn_sha256);
+}
+
+static int
+read_lines(struct rh_log *l, size_t *cap, const char *buf, size_t len)
+{
+	struct bx_audit_record rec;
+	const char *p = buf, *nl, *prev = NULL;
+	size_t plen = 0;
+	bool prev_decoded = false;
+
+	while (p < buf + len) {
+		if ((nl = memchr(p, '\n', (size_t)(buf + len - p))) == NULL)
+			nl = buf + len;
+		if (bx_audit_record_decode(p, (size_t)(nl - p), &rec,
+		    NULL) == -1) {
+			l->l_bad++;
+			prev_decoded = false;
+		} else {
+			if (rec.event.type == BX_EVENT_RECOVERY) {
+				l->l_recoveries++;
+				if (prev_decoded && describes(&rec, prev, plen))
+					bx_audit_record_clear(
+					    &l->l_recs[--l->l_n]);
+			}
+			if (push(l, cap, &rec) == -1)
+				return -1;
+			prev_decoded = true;
+		}
+		prev = p;
+		plen = (size_t)(nl - p);
+		p = nl + 1;
+	}
+	return 0;
+}
+
+int
+rh_log_read(const char *home, struct rh_log *l)
+{
+	char dir[PATH_MAX], path[PATH_MAX], *names[RH_FILES_MAX], *buf;
+	struct dirent *e;
+	size_t n = 0, i, cap = 0, len;
+	DIR *d;
+	int rc = 0;
+
+	memset(l, 0, sizeof(*l));
+	snprintf(dir, sizeof(dir), "%s/audit", home);
+	if ((d = opendir(dir)) == NULL)
+		return errno == ENOENT ? 0 : -1;
+	while ((e = readdir(d)) != NULL && n < RH_FILES_MAX) {
+		len = strlen(e->d_name);
+		if (len > 6 && strcmp(e->d_name + len - 6, ".jsonl") == 0)
+			names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), by_name);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (rc == 0 && slurp(path, &buf, &len) == 0) {
+			rc = read_lines(l, &cap, buf, len);
+			free(buf);
+		} else
+			rc = -1;
+		free(names[i]);
+	}
+	return rc;
+}
+
+void
+rh_log_free(struct rh_log *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->l_n; i++)
+		bx_audit_record_clear(&l->l_recs[i]);
+	free(l->l_recs);
+	memset(l, 0, sizeof(*l));
+}
+
+/* The session and call of a Decision, Approval or Result event. */
+static bool
+names_call(const struct bx_audit_record *r, const char *session,
+    const char *call)
+{
+	const char *s, *c;
+
+	switch (r->event.type) {
+	case BX_EVENT_DECISION:
+		s = r->event.decision.session;
+		c = r->event.decision.call;
+		break;
+	case BX_EVENT_APPROVAL:
+		s = r->event.approval.session;
+		c = r->event.approval.call;
+		break;
+	case BX_EVENT_RESULT:
+		s = r->event.result.session;
+		c = r->event.result.call;
+		break;
+	default:
+		return false;
+	}
+	return strcmp(s, session) == 0 && strcmp(c, call) == 0;
+}
+
+const struct bx_audit_record *
+rh_log_find(const struct rh_log *l, enum bx_event_type type,
+    const char *session, const char *call)
+{
+	size_t i;
+
+	for (i = l->l_n; i-- > 0;)
+		if (l->l_recs[i].event.type == type &&
+		    names_call(&l->l_recs[i], session, call))
+			return &l->l_recs[i];
+	return NULL;
+}
+
+const struct bx_audit_record *
+rh_log_seq(const struct rh_log *l, uint64_t seq)
+{
+	if (seq < l->l_n && l->l_recs[seq].seq == seq)
+		return &l->l_recs[seq];
+	return NULL;
+}
+
+static int
+fail(char *why, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Whether the Approval at or before index i for decision d let it run. */
+static bool
+approved_before(const struct rh_log *l, size_t i, uint64_t d)
+{
+	const struct bx_ev_approval *a;
+
+	while (i-- > d) {
+		if (l->l_recs[i].event.type != BX_EVENT_APPROVAL)
+			continue;
+		a = &l->l_recs[i].event.approval;
+		if (a->decision == d)
+			return a->answer == BX_ANSWER_APPROVED &&
+			    a->outcome.kind != BX_OUTCOME_DENIED;
+	}
+	return false;
+}
+
+/* An Approval or Result at index i names a Decision d of its own call. */
+static int
+check_link(const struct rh_log *l, size_t i, uint64_t d, char *why,
+    size_t size)
+{
+	const struct bx_audit_record *r = &l->l_recs[i], *dr;
+
+	if (d >= i || (dr = rh_log_seq(l, d)) == NULL ||
+	    dr->event.type != BX_EVENT_DECISION)
+		return fail(why, size, "seq %zu names decision %llu, which is "
+		    "not an earlier Decision", i, (unsigned long long)d);
+	if (!names_call(r, dr->event.decision.session,
+	    dr->event.decision.call))
+		return fail(why, size, "seq %zu names decision %llu of "
+		    "another call", i, (unsigned long long)d);
+	return 0;
+}
+
+int
+rh_log_check(const struct rh_log *l, char *why, size_t size)
+{
+	const struct bx_audit_record *r, *dr;
+	unsigned char *ran;
+	size_t i;
+	int rc = 0;
+
+	if ((ran = calloc(l->l_n + 1, 1)) == NULL)
+		return fail(why, size, "out of memory");
+	for (i = 0; i < l->l_n && rc == 0; i++) {
+		r = &l->l_recs[i];
+		if (r->seq != i) {
+			rc = fail(why, size, "record %zu has seq %llu: a gap "
+			    "or a repeat", i, (unsigned long long)r->seq);
+			break;
+		}
+		if (r->event.type == BX_EVENT_APPROVAL) {
+			rc = check_link(l, i, r->event.approval.decision, why,
+			    size);
+			dr = rc == 0 ? rh_log_seq(l,
+			    r->event.approval.decision) : NULL;
+			if (dr != NULL && dr->event.decision.outcome.kind !=
+			    BX_OUTCOME_ASK)
+				rc = fail(why, size, "Approval %zu for a "
+				    "decision that was not ask", i);
+		}
+		if (r->event.type != BX_EVENT_RESULT || rc != 0)
+			continue;
+		if ((rc = check_link(l, i, r->event.result.decision, why,
+		    size)) != 0)
+			break;
+		dr = rh_log_seq(l, r->event.result.decision);
+		if (dr->event.decision.outcome.kind == BX_OUTCOME_DENIED ||
+		    (dr->event.decision.outcome.kind == BX_OUTCOME_ASK &&
+		    !approved_before(l, i, dr->seq)))
+			rc = fail(why, size, "Result %zu: the call ran without "
+			    "a record that lets it run", i);
+		else if (ran[dr->seq]++ != 0)
+			rc = fail(why, size, "Result %zu: decision %llu ran "
+			    "twice", i, (unsigned long long)dr->seq);
+	}
+	free(ran);
+	return rc;
+}
+
+/* The final answer of a call that was asked: its Approval says the same. */
+static int
+check_final(const struct rh_log *l, const struct rh_seen *s, char *why,
+    size_t size)
+{
+	const struct bx_audit_record *d, *a, *res;
+	const struct bx_outcome *out;
+
+	d = rh_log_find(l, BX_EVENT_DECISION, s->s_session, s->s_call);
+	a = rh_log_find(l, BX_EVENT_APPROVAL, s->s_session, s->s_call);
+	res = rh_log_find(l, BX_EVENT_RESULT, s->s_session, s->s_call);
+	if (s->s_status == BX_STATUS_DENIED &&
+	    s->s_reason == BX_DENY_AUDIT_UNAVAILABLE)
+		return res == NULL ? 0 : fail(why, size, "%s: denied "
+		    "audit_unavailable, yet it has a Result", s->s_call);
+	if (d == NULL)
+		return fail(why, size, "%s: answered, no Decision on disk",
+		    s->s_call);
+	if (s->s_pending && a == NULL)
+		return fail(why, size, "%s: answered after approval, no "
+		    "Approval on disk", s->s_call);
+	if (s->s_status == BX_STATUS_DENIED) {
+		out = s->s_pending ? &a->event.approval.outcome :
+		    &d->event.decision.outcome;
+		if (out->kind != BX_OUTCOME_DENIED || out->reason != s->s_reason)
+			return fail(why, size, "%s: denied %s, the record "
+			    "says otherwise", s->s_call,
+			    bx_deny_name(s->s_reason));
+		return res == NULL ? 0 : fail(why, size, "%s: denied, yet "
+		    "it has a Result", s->s_call);
+	}
+	/* The run happened but could not be recorded: its Result, if any,
+	 * says failed, and the content was not sent. */
+	if (s->s_unrecorded)
+		return res == NULL || res->event.result.status ==
+		    BX_STATUS_FAILED ? 0 : fail(why, size, "%s: unrecorded, "
+		    "yet its Result says result", s->s_call);
+	if (res == NULL)
+		return fail(why, size, "%s: answered %s, no Result on disk",
+		    s->s_call, bx_status_name(s->s_status));
+	if ((res->event.result.status == BX_STATUS_RESULT) !=
+	    (s->s_status == BX_WIRE_STATUS_RESULT))
+		return fail(why, size, "%s: the Result's status is not the "
+		    "answer's", s->s_call);
+	return 0;
+}
+
+int
+rh_answers_check(const struct rh_log *l, const struct rh_seen *seen,
+    size_t n, char *why, size_t size)
+{
+	const struct bx_audit_record *r, *a;
+	const struct rh_seen *s;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		s = &seen[i];
+		if (s->s_pending) {
+			r = rh_log_seq(l, s->s_approval);
+			if (r == NULL || r->event.type != BX_EVENT_DECISION ||
+			    !names_call(r, s->s_session, s->s_call) ||
+			    r->event.decision.outcome.kind != BX_OUTCOME_ASK)
+				return fail(why, size, "%s: pending approval "
+				    "%llu, no ask Decision with that seq",
+				    s->s_call,
+				    (unsigned long long)s->s_approval);
+		}
+		if (s->s_approved || s->s_refused) {
+			a = rh_log_find(l, BX_EVENT_APPROVAL, s->s_session,
+			    s->s_call);
+			if (a == NULL || a->event.approval.decision !=
+			    s->s_approval || (s->s_refused &&
+			    a->event.approval.answer != BX_ANSWER_REFUSED))
+				return fail(why, size, "%s: the owner's answer "
+				    "was taken, no Approval on disk",
+				    s->s_call);
+		}
+		if (s->s_final && check_final(l, s, why, size) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+int
+rh_verify(const char *home, char *out, size_t size)
+{
+	char bxctl[PATH_MAX];
+	int pfd[2], status;
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+
+	rh_program("src/bxctl/bxctl", bxctl, sizeof(bxctl));
+	if (pipe2(pfd, O_CLOEXEC) == -1)
+		return -1;
+	if ((pid = fork()) == 0) {
+		dup2(pfd[1], 1);
+		execl(bxctl, bxctl, "audit", "verify", "--home", home,
+		    (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (pid > 0 && (n = read(pfd[0], out + len, size - 1 - len)) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			break;
+		len += (size_t)n;
+		if (len == size - 1)
+			break;
+	}
+	out[len] = '\0';
+	close(pfd[0]);
+	if (pid == -1)
+		return -1;
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		continue;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+long
+rh_vm_kib(pid_t pid, const char *field)
+{
+	char path[64], line[256];
+	size_t flen = strlen(field);
+	long kib = -1;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (strncmp(line, field, flen) == 0 && line[flen] == ':')
+			kib = strtol(line + flen + 1, NULL, 10);
+	fclose(fp);
+	return kib;
+}
