@@ -423,16 +423,12 @@ decode_doc(struct decoder *d)
 {
 	const struct toml_table *root = toml_doc_root(d->d_doc);
 	const char *key;
-	size_t i, klen;
+	size_t i;
 	int line;
 
-	for (i = 0; (key = toml_table_key_at(root, i, &klen, &line, NULL));
-	    i++) {
-		if (strlen(key) != klen)
-			problem(d, line, "unknown field (its name holds a NUL)");
-		else
-			decode_field(d, key, line, toml_table_value_at(root, i));
-	}
+	/* A key holding a NUL comes back as "tool\u0000": an unknown field. */
+	for (i = 0; (key = toml_table_key_at(root, i, NULL, &line, NULL)); i++)
+		decode_field(d, key, line, toml_table_value_at(root, i));
 	check_required(d);
 	check_constraints(d);
 }

@@ -97,7 +97,7 @@ toml_table_key_at(const struct toml_table *t, size_t i, size_t *ret_len,
 		*ret_line = e->e_line;
 	if (ret_column != NULL)
 		*ret_column = e->e_column;
-	return e->e_key;
+	return ret_len != NULL ? e->e_key : e->e_text;
 }
 
 const struct toml_value *

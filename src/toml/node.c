@@ -138,21 +138,52 @@ grow(struct toml_doc *doc, void **items, size_t *cap, size_t len, size_t size)
 	return 0;
 }
 
+/*
+ * The key as a C string for callers that walk keys without their length:
+ * the key itself, or, when it holds a NUL, a copy with each NUL written as
+ * \u0000, so that "paths\u0000x" can never compare equal to "paths".
+ */
+static char *
+key_text(struct toml_doc *doc, const struct toml_keypart *part)
+{
+	static const char nul[] = "\\u0000";
+	size_t i, n = 0;
+	char *s;
+
+	if (memchr(part->k_s, '\0', part->k_len) == NULL)
+		return part->k_s;
+	if ((s = toml_alloc(doc, part->k_len * (sizeof(nul) - 1) + 1)) == NULL)
+		return NULL;
+	for (i = 0; i < part->k_len; i++) {
+		if (part->k_s[i] == '\0') {
+			memcpy(s + n, nul, sizeof(nul) - 1);
+			n += sizeof(nul) - 1;
+		} else
+			s[n++] = part->k_s[i];
+	}
+	s[n] = '\0';
+	return s;
+}
+
 int
 toml_entry_add(struct toml_doc *doc, struct toml_table *t,
     const struct toml_keypart *part, struct toml_value *value)
 {
 	struct toml_entry *e;
 	void *items = t->t_entries;
+	char *text;
 
 	if (t->t_len == t->t_cap) {
 		if (grow(doc, &items, &t->t_cap, t->t_len, sizeof(*e)) == -1)
 			return -1;
 		t->t_entries = items;
 	}
+	if ((text = key_text(doc, part)) == NULL)
+		return -1;
 	e = &t->t_entries[t->t_len];
 	e->e_key = part->k_s;
 	e->e_keylen = part->k_len;
+	e->e_text = text;
 	e->e_line = part->k_line;
 	e->e_column = part->k_column;
 	e->e_value = value;

@@ -29,6 +29,7 @@ enum toml_origin {
 struct toml_entry {
 	char			*e_key;		/* NUL-terminated, may hold NUL */
 	size_t			 e_keylen;
+	char			*e_text;	/* e_key, each NUL as \u0000 */
 	int			 e_line;
 	int			 e_column;
 	struct toml_value	*e_value;

@@ -122,6 +122,11 @@ int	toml_table_line(const struct toml_table *t);
  * key (NUL-terminated; *ret_len, if not NULL, gets its length) or NULL
  * when i is out of range. The line and column of the key's first
  * appearance go to ret_line and ret_column when they are not NULL.
+ *
+ * A caller that passes NULL for ret_len reads the key as a C string and
+ * could not see a NUL in it, so for a key holding one it gets the key with
+ * each NUL written as the six characters \u0000: "paths\u0000x" then never
+ * compares equal to "paths", and a message naming it shows the NUL.
  */
 const char	*toml_table_key_at(const struct toml_table *t, size_t i,
 		    size_t *ret_len, int *ret_line, int *ret_column);

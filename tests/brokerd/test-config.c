@@ -130,6 +130,11 @@ test_errors(void **state)
 	    "brokerd.toml:2: paths.home: not an absolute path");
 	refused("[paths]\ngrants = \"/a//b\"\n", "paths.grants: has an empty");
 	refused("[paths]\nhome = \"/a\\u0000b\"\n", "NUL");
+	/* A key holding a NUL is unknown, not the key before the NUL. */
+	refused("[paths]\n\"grants\\u0000\" = \"/x\"\ngrants = \"/y\"\n",
+	    "brokerd.toml:2: unknown key \"paths.grants\\u0000\"");
+	refused("\"paths\\u0000\" = {}\n",
+	    "brokerd.toml:1: unknown table or key \"paths\\u0000\"");
 	refused("[paths\n", "brokerd.toml:1:");
 	snprintf(text, sizeof(text), "[sockets]\nadmin = \"/%0120d\"\n", 0);
 	refused(text, "brokerd.toml:2: sockets.admin: a socket path is at "

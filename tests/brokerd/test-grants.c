@@ -152,6 +152,11 @@ test_rule1_unknown_field(void **state)
 	expect("x.toml", GOOD "path = \"/a\"\n",
 	    "unknown field \"constraints.path\"", 8);
 	expect("x.toml", GOOD "[extra]\n", "unknown field \"extra\"", 8);
+	/* A key holding a NUL is not the field its C string would name. */
+	expect("x.toml", GOOD "\"paths\\u0000x\" = [\"/\"]\n",
+	    "unknown field \"constraints.paths\\u0000x\"", 8);
+	expect("x.toml", "\"tool\\u0000\" = \"shell\"\n" GOOD,
+	    "unknown field \"tool\\u0000\"", 1);
 }
 
 static void

@@ -292,6 +292,39 @@ test_strings_may_hold_nul(void **state)
 	toml_doc_free(doc);
 }
 
+/*
+ * A key holding a NUL: with its length it is the key itself; walked as a C
+ * string it shows the NUL as \u0000, so it never passes for "paths".
+ */
+static void
+test_keys_may_hold_nul(void **state)
+{
+	struct toml_doc *doc = parse_ok("paths = 1\n\"paths\\u0000x\" = 2\n"
+	    "[t]\n\"\\u0000\" = 3\n");
+	const struct toml_table *root = toml_doc_root(doc), *t;
+	const char *key;
+	size_t len;
+	int line;
+
+	(void)state;
+	key = toml_table_key_at(root, 1, &len, &line, NULL);
+	assert_int_equal(len, 7);
+	assert_memory_equal(key, "paths\0x", 8);
+	assert_int_equal(line, 2);
+	key = toml_table_key_at(root, 1, NULL, &line, NULL);
+	assert_string_equal(key, "paths\\u0000x");
+	assert_int_equal(line, 2);
+	assert_string_equal(toml_table_key_at(root, 0, NULL, NULL, NULL),
+	    "paths");
+	assert_int_equal(toml_table_get_table(root, "t", &t), TOML_FOUND);
+	assert_string_equal(toml_table_key_at(t, 0, NULL, NULL, NULL),
+	    "\\u0000");
+	key = toml_table_key_at(t, 0, &len, NULL, NULL);
+	assert_int_equal(len, 1);
+	assert_int_equal(key[0], '\0');
+	toml_doc_free(doc);
+}
+
 static void
 test_conversions_refuse_other_types(void **state)
 {
@@ -347,6 +380,7 @@ main(void)
 		cmocka_unit_test(test_positions_of_values_and_tables),
 		cmocka_unit_test(test_array_of_tables),
 		cmocka_unit_test(test_strings_may_hold_nul),
+		cmocka_unit_test(test_keys_may_hold_nul),
 		cmocka_unit_test(test_conversions_refuse_other_types),
 		cmocka_unit_test(test_names),
 	};
