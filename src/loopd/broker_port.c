@@ -22,11 +22,11 @@
 
 struct bport {
 	struct sockaddr_un		 bp_addr;
-	const volatile sig_atomic_t	*bp_stop;
+	const atomic_int		*bp_stop;
 };
 
 int
-bport_new(const char *path, const volatile sig_atomic_t *stop,
+bport_new(const char *path, const atomic_int *stop,
     struct bport **ret, struct bx_error *err)
 {
 	struct bport *bp;
@@ -106,7 +106,7 @@ read_frame(const struct bport *bp, struct bx_frame_reader *rd,
 	int64_t left;
 
 	for (;;) {
-		if (bp->bp_stop != NULL && *bp->bp_stop) {
+		if (bp->bp_stop != NULL && atomic_load(bp->bp_stop)) {
 			bx_fail(err, "loopd is stopping");
 			return BX_FRAME_IO;
 		}

@@ -16,7 +16,7 @@
 #ifndef LOOPD_BROKER_PORT_H
 #define LOOPD_BROKER_PORT_H
 
-#include <signal.h>
+#include <stdatomic.h>
 
 #include "proto/error.h"
 #include "loopd/toolport.h"
@@ -35,7 +35,7 @@
 struct bport;
 
 /* stop, when not NULL, ends a wait with failed once it becomes non-zero. */
-int	bport_new(const char *socket_path, const volatile sig_atomic_t *stop,
+int	bport_new(const char *socket_path, const atomic_int *stop,
 	    struct bport **ret, struct bx_error *err);
 void	bport_free(struct bport *);
 void	bport_tool_port(struct bport *, struct tool_port *ret);

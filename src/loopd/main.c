@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +21,21 @@
 #include "loopd/selftest.h"
 #include "loopd/serve.h"
 
-static volatile sig_atomic_t stop;
+/*
+ * The stop flag. Turn threads read it too, so it is an atomic rather than
+ * a volatile sig_atomic_t; a signal handler may set it only because it is
+ * lock-free.
+ */
+static atomic_int stop;
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2,
+    "the stop flag is set in a signal handler: it must be lock-free");
 
 static void
 on_signal(int sig)
 {
 	(void)sig;
-	stop = 1;
+	atomic_store(&stop, 1);
 }
 
 static void

@@ -18,7 +18,7 @@ struct model_client {
 	char				*mc_url;	/* the full endpoint */
 	char				*mc_model;
 	long				 mc_timeout_s;
-	const volatile sig_atomic_t	*mc_cancel;
+	const atomic_int		*mc_cancel;
 };
 
 struct body {
@@ -29,7 +29,7 @@ struct body {
 
 int
 model_client_new(const char *base_url, const char *model, int timeout_s,
-    const volatile sig_atomic_t *cancel, struct model_client **ret,
+    const atomic_int *cancel, struct model_client **ret,
     struct bx_error *err)
 {
 	struct model_client *mc;
@@ -112,7 +112,7 @@ progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
 	(void)dlnow;
 	(void)ultotal;
 	(void)ulnow;
-	return mc->mc_cancel != NULL && *mc->mc_cancel != 0;
+	return mc->mc_cancel != NULL && atomic_load(mc->mc_cancel) != 0;
 }
 
 /* An HTTP error: the server's own message when it sent one, else a quote. */

@@ -18,7 +18,7 @@
 #ifndef LOOPD_MODEL_H
 #define LOOPD_MODEL_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -54,10 +54,12 @@ struct model_reply {
 /*
  * base_url is llama-server's base ("http://127.0.0.1:8080"); model is the
  * name sent in every request; timeout_s bounds each whole request. When
- * cancel is not NULL and becomes non-zero, a request in flight ends.
+ * cancel is not NULL and becomes non-zero, a request in flight ends (it is
+ * read from libcurl's progress callback on the turn's thread, hence an
+ * atomic rather than a volatile flag).
  */
 int	model_client_new(const char *base_url, const char *model,
-	    int timeout_s, const volatile sig_atomic_t *cancel,
+	    int timeout_s, const atomic_int *cancel,
 	    struct model_client **ret, struct bx_error *err);
 void	model_client_free(struct model_client *);
 

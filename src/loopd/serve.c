@@ -270,7 +270,7 @@ drain(struct server *s)
 
 int
 loop_serve_run(int fd, const char *path, const struct turn_env *env,
-    const volatile sig_atomic_t *stop, const sigset_t *wait_mask,
+    const atomic_int *stop, const sigset_t *wait_mask,
     struct bx_error *err)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -286,7 +286,7 @@ loop_serve_run(int fd, const char *path, const struct turn_env *env,
 	s->s_env = env;
 	pthread_mutex_init(&s->s_lock, NULL);
 	pthread_cond_init(&s->s_done, NULL);
-	while (!*stop) {
+	while (!atomic_load(stop)) {
 		if (ppoll(&pfd, 1, &tick, wait_mask) <= 0)
 			continue;
 		cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);

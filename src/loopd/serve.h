@@ -18,6 +18,7 @@
 #define LOOPD_SERVE_H
 
 #include <signal.h>
+#include <stdatomic.h>
 
 #include "proto/error.h"
 #include "loopd/turn.h"
@@ -40,7 +41,7 @@ int	loop_serve_bind(const char *path, int *ret_fd, struct bx_error *err);
  * program can keep its stop signals blocked everywhere else).
  */
 int	loop_serve_run(int fd, const char *path, const struct turn_env *env,
-	    const volatile sig_atomic_t *stop, const sigset_t *wait_mask,
+	    const atomic_int *stop, const sigset_t *wait_mask,
 	    struct bx_error *err);
 
 #endif

@@ -299,7 +299,7 @@ turn_run(const struct turn_env *env, const char *session, const char *text,
 		goto out;
 	}
 	for (n = 1; n <= env->te_max_steps; n++) {
-		if (env->te_stop != NULL && *env->te_stop) {
+		if (env->te_stop != NULL && atomic_load(env->te_stop)) {
 			fail(&t, "loopd is stopping; the turn ends here", false);
 			goto out;
 		}

@@ -18,7 +18,7 @@
 #ifndef LOOPD_TURN_H
 #define LOOPD_TURN_H
 
-#include <signal.h>
+#include <stdatomic.h>
 
 #include "proto/message.h"
 #include "loopd/model.h"
@@ -34,7 +34,7 @@ struct turn_env {
 	int				 te_max_steps;
 	turn_log_fn			*te_log;
 	void				*te_log_arg;
-	const volatile sig_atomic_t	*te_stop;	/* may be NULL */
+	const atomic_int		*te_stop;	/* may be NULL */
 };
 
 /* The system prompt before the owner's notes. */

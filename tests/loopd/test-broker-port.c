@@ -6,7 +6,7 @@
  * the runbook pointer for the operator.
  */
 #include <setjmp.h>
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -22,7 +22,7 @@ struct pend {
 	int		 calls;
 	uint64_t	 approval;
 	int64_t		 expires;
-	volatile sig_atomic_t *stop_on_pending;
+	atomic_int		*stop_on_pending;
 };
 
 static void
@@ -34,12 +34,12 @@ on_pending(void *arg, uint64_t approval, int64_t expires)
 	p->approval = approval;
 	p->expires = expires;
 	if (p->stop_on_pending != NULL)
-		*p->stop_on_pending = 1;
+		atomic_store(p->stop_on_pending, 1);
 }
 
 /* Makes one call through a BrokerPort on path; returns the answer. */
 static struct bx_msg *
-call(const char *path, volatile sig_atomic_t *stop, struct pend *p,
+call(const char *path, atomic_int *stop, struct pend *p,
     struct bx_error *notice)
 {
 	struct bx_tool_request req = { "chat-1", "call-1", "read_file",
@@ -209,7 +209,7 @@ test_stop_while_pending(void **state)
 		{ .fa_act = FBD_PENDING_SILENT, .fa_approval = 10,
 		    .fa_expires = 1000 },
 	};
-	volatile sig_atomic_t stop = 0;
+	atomic_int stop = 0;
 	struct pend p = { .stop_on_pending = &stop };
 	struct bx_error notice;
 	char *dir = tu_tmpdir();

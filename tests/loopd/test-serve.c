@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -30,7 +31,7 @@ struct server {
 	struct fake_llama	*fl;
 	struct model_client	*mc;
 	struct turn_env		 env;
-	volatile sig_atomic_t	 stop;
+	atomic_int		 stop;
 	int			 fd;
 	int			 rc;
 	pthread_t		 thread;
@@ -76,7 +77,7 @@ stop(struct server *s)
 {
 	struct stat st;
 
-	s->stop = 1;
+	atomic_store(&s->stop, 1);
 	pthread_join(s->thread, NULL);
 	assert_int_equal(s->rc, 0);
 	/* Stopping removes the socket. */
@@ -239,7 +240,7 @@ test_stop_cuts_a_turn_short(void **state)
 	assert_int_equal(m->turn_event.type, BX_EVENT_STARTED);
 	bx_msg_free(m);
 	/* The model request in flight ends; the turn says why. */
-	s.stop = 1;
+	atomic_store(&s.stop, 1);
 	m = next(&rd);
 	assert_non_null(m);
 	assert_int_equal(m->turn_event.type, BX_EVENT_ERROR);
