@@ -237,6 +237,22 @@ loop_config_parse(const char *name, const char *buf, size_t len,
 	return 0;
 }
 
+/* Says which of "not a file" or "too large" it is, so the owner can act. */
+static int
+check_file(int fd, const char *path, struct stat *st, struct bx_error *err)
+{
+	if (fstat(fd, st) == -1)
+		return bx_fail(err, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st->st_mode))
+		return bx_fail(err, "%s is a directory, not loopd.toml", path);
+	if (!S_ISREG(st->st_mode))
+		return bx_fail(err, "%s is not a regular file", path);
+	if (st->st_size > LOOP_CONFIG_FILE_MAX)
+		return bx_fail(err, "%s is larger than %d bytes", path,
+		    LOOP_CONFIG_FILE_MAX);
+	return 0;
+}
+
 int
 loop_config_load(const char *path, struct loop_config **ret,
     struct bx_error *err)
@@ -249,11 +265,9 @@ loop_config_load(const char *path, struct loop_config **ret,
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
 		return bx_fail(err, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_size > LOOP_CONFIG_FILE_MAX) {
+	if (check_file(fd, path, &st, err) == -1) {
 		close(fd);
-		return bx_fail(err, "%s: not a regular file of at most %d bytes",
-		    path, LOOP_CONFIG_FILE_MAX);
+		return -1;
 	}
 	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
 		close(fd);

@@ -2,11 +2,13 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "loopd/config.h"
+#include "testutil.h"
 
 static struct loop_config *
 parse(const char *text, const char *env_home)
@@ -115,8 +117,35 @@ test_load_missing_file(void **state)
 	(void)state;
 	assert_int_equal(loop_config_load("/nonexistent/loopd.toml", &c,
 	    &err), -1);
-	assert_non_null(strstr(err.msg, "/nonexistent/loopd.toml"));
+	assert_string_equal(err.msg, "/nonexistent/loopd.toml: No such file "
+	    "or directory");
 	assert_null(c);
+}
+
+static void
+test_load_not_a_config_file(void **state)
+{
+	char *dir = tu_tmpdir(), path[4096], want[4200], *big;
+	struct loop_config *c = NULL;
+	struct bx_error err;
+
+	(void)state;
+	assert_int_equal(loop_config_load(dir, &c, &err), -1);
+	snprintf(want, sizeof(want), "%s is a directory, not loopd.toml", dir);
+	assert_string_equal(err.msg, want);
+	assert_null(c);
+
+	assert_non_null(big = malloc(LOOP_CONFIG_FILE_MAX + 1));
+	memset(big, '#', LOOP_CONFIG_FILE_MAX + 1);
+	tu_write(dir, "big.toml", big, LOOP_CONFIG_FILE_MAX + 1);
+	free(big);
+	snprintf(path, sizeof(path), "%s/big.toml", dir);
+	assert_int_equal(loop_config_load(path, &c, &err), -1);
+	snprintf(want, sizeof(want), "%s is larger than %d bytes", path,
+	    LOOP_CONFIG_FILE_MAX);
+	assert_string_equal(err.msg, want);
+	assert_null(c);
+	tu_rmtree(dir);
 }
 
 int
@@ -127,6 +156,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_load_missing_file),
+		cmocka_unit_test(test_load_not_a_config_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

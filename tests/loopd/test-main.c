@@ -76,6 +76,18 @@ test_bad_config(void **state)
 	err = tu_read(dir, "stderr");
 	assert_non_null(strstr(err, "loopd.toml:3: unknown key \"model.modle\""));
 	free(err);
+
+	/* A missing file and a directory each name the path and what is wrong. */
+	snprintf(cfg, sizeof(cfg), "%s/absent.toml", dir);
+	assert_int_equal(wait_exit(spawn(dir, "serve", "--config", cfg)), 1);
+	err = tu_read(dir, "stderr");
+	assert_non_null(strstr(err, "absent.toml: No such file or directory"));
+	free(err);
+	assert_int_equal(wait_exit(spawn(dir, "serve", "--config", dir)), 1);
+	err = tu_read(dir, "stderr");
+	assert_non_null(strstr(err, "is a directory, not loopd.toml"));
+	assert_non_null(strstr(err, dir));
+	free(err);
 	tu_rmtree(dir);
 }
 
