@@ -66,6 +66,15 @@ mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t
+bport_pending_deadline(int64_t expires, int64_t now_wall, int64_t now_mono)
+{
+	int64_t left = expires + BPORT_PENDING_GRACE_MS - now_wall;
+
+	return now_mono + (left > BPORT_PENDING_MIN_MS ? left :
+	    BPORT_PENDING_MIN_MS);
+}
+
 /* A failed answer for the model and the notice for the operator. */
 static struct bx_msg *
 unavailable(const struct bport *bp, struct bx_error *notice, const char *why)
@@ -139,7 +148,7 @@ static struct bx_msg *
 await_answer(const struct bport *bp, int fd, tool_pending_fn *on_pending,
     void *arg, struct bx_error *notice)
 {
-	int64_t deadline = mono_ms() + BPORT_ANSWER_TIMEOUT_MS, left;
+	int64_t deadline = mono_ms() + BPORT_ANSWER_TIMEOUT_MS;
 	struct bx_frame_reader rd;
 	enum bx_frame_status st;
 	struct bx_msg *m = NULL, *out = NULL;
@@ -174,9 +183,8 @@ await_answer(const struct bport *bp, int fd, tool_pending_fn *on_pending,
 			    "pending_approval frame");
 		} else {
 			pending = true;
-			left = m->tool_response.expires + BPORT_PENDING_GRACE_MS -
-			    now_ms();
-			deadline = mono_ms() + (left > 1000 ? left : 1000);
+			deadline = bport_pending_deadline(
+			    m->tool_response.expires, now_ms(), mono_ms());
 			on_pending(arg, m->tool_response.approval,
 			    m->tool_response.expires);
 		}

@@ -17,6 +17,7 @@
 #define LOOPD_BROKER_PORT_H
 
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include "proto/error.h"
 #include "loopd/toolport.h"
@@ -25,6 +26,8 @@
 #define BPORT_ANSWER_TIMEOUT_MS		(600 * 1000)
 /* After the pending frame: its expires plus this. */
 #define BPORT_PENDING_GRACE_MS		(30 * 1000)
+/* ... but never less than this from the frame, if that has passed. */
+#define BPORT_PENDING_MIN_MS		1000
 /* Writing the request. */
 #define BPORT_WRITE_TIMEOUT_MS		(10 * 1000)
 /* How often a wait looks at the stop flag. */
@@ -39,5 +42,14 @@ int	bport_new(const char *socket_path, const atomic_int *stop,
 	    struct bport **ret, struct bx_error *err);
 void	bport_free(struct bport *);
 void	bport_tool_port(struct bport *, struct tool_port *ret);
+
+/*
+ * When the wait after a pending frame ends, on the monotonic clock:
+ * expires (wall-clock ms) plus BPORT_PENDING_GRACE_MS, at least
+ * BPORT_PENDING_MIN_MS after now. now_wall and now_mono are the same
+ * instant on both clocks. Apart so that tests can check it exactly.
+ */
+int64_t	bport_pending_deadline(int64_t expires, int64_t now_wall,
+	    int64_t now_mono);
 
 #endif

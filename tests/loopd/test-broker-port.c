@@ -232,6 +232,26 @@ test_stop_while_pending(void **state)
 	tu_rmtree(dir);
 }
 
+static void
+test_pending_deadline(void **state)
+{
+	const int64_t wall = 1758200000000LL, mono = 5000;
+
+	(void)state;
+	/* Expiry plus 30 s, measured on the monotonic clock from now. */
+	assert_true(bport_pending_deadline(wall + 900000, wall, mono) ==
+	    mono + 900000 + 30000);
+	assert_true(bport_pending_deadline(wall, wall, mono) == mono + 30000);
+	/* An hour away: longer than the wait for the first frame. */
+	assert_true(bport_pending_deadline(wall + 3600000, wall, mono) ==
+	    mono + 3630000);
+	/* An expiry long gone, or clocks apart: a short wait, not none. */
+	assert_true(bport_pending_deadline(wall - 29500, wall, mono) ==
+	    mono + BPORT_PENDING_MIN_MS);
+	assert_true(bport_pending_deadline(1000, wall, mono) ==
+	    mono + BPORT_PENDING_MIN_MS);
+}
+
 int
 main(void)
 {
@@ -241,6 +261,7 @@ main(void)
 		cmocka_unit_test(test_broker_gone),
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_stop_while_pending),
+		cmocka_unit_test(test_pending_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

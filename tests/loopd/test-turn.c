@@ -310,6 +310,40 @@ test_arguments_object_or_string(void **state)
 }
 
 static void
+test_broker_gone_the_turn_goes_on(void **state)
+{
+	static const struct fbd_step steps[] = {
+		{ .fa_act = FBD_CLOSE },
+	};
+	const struct bx_turn_event *e;
+	struct tu_events ev;
+	struct rig r;
+	json_t *keep;
+
+	(void)state;
+	rig_up(&r, "[{\"tool_calls\":[{\"name\":\"call_tool\",\"arguments\":"
+	    "{\"name\":\"read_file\",\"arguments\":{\"path\":\"/x\"}}}]},"
+	    "{\"text\":\"The broker is down.\"}]", steps, 1);
+	assert_int_equal(run(&r, "chat-g", "read /x", &ev), 0);
+	e = tu_find(&ev, BX_EVENT_TOOL_RESULT, 0);
+	assert_int_equal(e->status, BX_STATUS_FAILED);
+	assert_string_equal(e->content, "the tool broker is unavailable");
+	assert_string_equal(tu_find(&ev, BX_EVENT_DONE, 0)->text,
+	    "The broker is down.");
+	tu_events_free(&ev);
+	/* The model reads the failure; the operator gets the runbook line. */
+	assert_string_equal(last_content(&r, 1, &keep),
+	    "the tool broker is unavailable");
+	json_decref(keep);
+	assert_int_equal(r.nlogged, 1);
+	assert_non_null(strstr(r.logged[0], "closed the connection before "
+	    "answering"));
+	assert_non_null(strstr(r.logged[0],
+	    "see docs/runbook.md#broker-unavailable"));
+	rig_down(&r);
+}
+
+static void
 test_bad_tool_calls_go_on(void **state)
 {
 	static const char *const says[] = {
@@ -412,6 +446,7 @@ test_damaged_log_stops_only_its_session(void **state)
 	const struct bx_turn_event *e;
 	struct tu_events ev;
 	struct rig r;
+	char *log;
 
 	(void)state;
 	rig_up(&r, "[{\"text\":\"fine\"}]", NULL, 0);
@@ -434,6 +469,9 @@ test_damaged_log_stops_only_its_session(void **state)
 	assert_int_equal(run(&r, "chat-bad", "again", &ev), -1);
 	tu_events_free(&ev);
 	assert_int_equal(fake_llama_request_count(r.fl), 1);
+	log = tu_read(r.home, "sessions/chat-bad.jsonl");
+	assert_string_equal(log, "{\"role\":\"user\"}\ngarbage\n");
+	free(log);
 	rig_down(&r);
 }
 
@@ -502,6 +540,7 @@ main(void)
 		cmocka_unit_test(test_approval_refused),
 		cmocka_unit_test(test_approval_approved),
 		cmocka_unit_test(test_arguments_object_or_string),
+		cmocka_unit_test(test_broker_gone_the_turn_goes_on),
 		cmocka_unit_test(test_bad_tool_calls_go_on),
 		cmocka_unit_test(test_find_tool),
 		cmocka_unit_test(test_max_steps),
