@@ -2,7 +2,6 @@
  * approvals.c: `bxctl approvals`, the list of calls waiting for the
  * owner's answer, two lines each (show.h).
  */
-#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -46,31 +45,11 @@ list(const char *path)
 int
 cmd_approvals(const struct cli_command *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "admin-socket", required_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char path[SOCK_PATH_MAX];
-	const char *socket = NULL;
-	int ch, r;
+	int status;
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'a':
-			socket = optarg;
-			break;
-		case 'h':
-			return cli_help(cmd, approvals_help);
-		default:
-			return cli_option_error(cmd, ch, argv);
-		}
-	}
-	if ((r = options_operands(cmd, argc, argv, 0, "")) != CLI_OK)
-		return r;
-	if ((r = options_socket(cmd, socket, SOCK_ADMIN_REL, path)) != CLI_OK)
-		return r;
+	if (options_admin_only(cmd, argc, argv, approvals_help, path,
+	    &status) == -1)
+		return status;
 	return list(path);
 }

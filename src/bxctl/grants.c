@@ -2,7 +2,6 @@
  * grants.c: `bxctl grants check`, brokerd's report on the grant files:
  * one line per problem, or "grants: ok".
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -58,31 +57,11 @@ check(const char *path)
 int
 cmd_grants_check(const struct cli_command *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "admin-socket", required_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char path[SOCK_PATH_MAX];
-	const char *socket = NULL;
-	int ch, r;
+	int status;
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'a':
-			socket = optarg;
-			break;
-		case 'h':
-			return cli_help(cmd, grants_help);
-		default:
-			return cli_option_error(cmd, ch, argv);
-		}
-	}
-	if ((r = options_operands(cmd, argc, argv, 0, "")) != CLI_OK)
-		return r;
-	if ((r = options_socket(cmd, socket, SOCK_ADMIN_REL, path)) != CLI_OK)
-		return r;
+	if (options_admin_only(cmd, argc, argv, grants_help, path,
+	    &status) == -1)
+		return status;
 	return check(path);
 }

@@ -47,6 +47,39 @@ bad:
 }
 
 int
+options_admin_only(const struct cli_command *cmd, int argc, char **argv,
+    const char *help, char *buf, int *ret_status)
+{
+	static const struct option longopts[] = {
+		{ "admin-socket", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *socket = NULL;
+	int ch;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'a':
+			socket = optarg;
+			break;
+		case 'h':
+			*ret_status = cli_help(cmd, help);
+			return -1;
+		default:
+			*ret_status = cli_option_error(cmd, ch, argv);
+			return -1;
+		}
+	}
+	if ((*ret_status = options_operands(cmd, argc, argv, 0, "")) != CLI_OK)
+		return -1;
+	*ret_status = options_socket(cmd, socket, SOCK_ADMIN_REL, buf);
+	return *ret_status == CLI_OK ? 0 : -1;
+}
+
+int
 options_operands(const struct cli_command *cmd, int argc, char **argv,
     int want, const char *what)
 {

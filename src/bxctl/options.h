@@ -31,6 +31,15 @@ int	options_approval_id(const struct cli_command *, const char *,
 	    uint64_t *ret);
 
 /*
+ * The whole command line of a command that takes only --admin-socket and
+ * --help, and no operand (approvals, grants check): 0 with the socket path
+ * in buf (SOCK_PATH_MAX bytes), or -1 with *ret_status the exit status
+ * (help printed, or a usage error).
+ */
+int	options_admin_only(const struct cli_command *, int argc, char **argv,
+	    const char *help, char *buf, int *ret_status);
+
+/*
  * Checks that argc - optind operands remain, exactly want of them; prints
  * a usage error and returns CLI_USAGE otherwise. what names the operand.
  */
