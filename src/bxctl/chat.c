@@ -104,8 +104,45 @@ interactive(const struct turn_opts *opts, char *session)
 	return status;
 }
 
-int
-cmd_chat(const struct cli_command *cmd, int argc, char **argv)
+/* What the command line asked for; the paths are filled in by parse(). */
+struct chat_args {
+	const char	*session;	/* NULL: a new session */
+	const char	*say;		/* NULL: interactive */
+	bool		 json;
+	char		 loop_path[SOCK_PATH_MAX];
+	char		 admin_path[SOCK_PATH_MAX];
+};
+
+/* Checks what the options gave; the exit status (a usage error printed). */
+static int
+check_args(const struct cli_command *cmd, int argc, char **argv,
+    const char *loop, const char *admin, struct chat_args *a)
+{
+	struct bx_error err;
+	int r;
+
+	if ((r = options_operands(cmd, argc, argv, 0, "")) != CLI_OK)
+		return r;
+	if (a->session != NULL && bx_session_id_check(a->session, &err) == -1)
+		return cli_usage_error(cmd, "--session: %s", err.msg);
+	if ((r = options_socket(cmd, loop, SOCK_LOOP_REL, a->loop_path)) !=
+	    CLI_OK)
+		return r;
+	if ((r = options_socket(cmd, admin, SOCK_ADMIN_REL, a->admin_path)) !=
+	    CLI_OK)
+		return r;
+	if (a->say != NULL && a->say[0] == '\0')
+		return cli_usage_error(cmd, "--say needs a message");
+	if (a->say != NULL && !sendable(a->say, strlen(a->say)))
+		return cli_usage_error(cmd, "--say must be UTF-8 text of at "
+		    "most %d bytes", CHAT_TEXT_MAX);
+	return CLI_OK;
+}
+
+/* Parses the command line: 0, or -1 with *ret_status (help or usage). */
+static int
+parse(const struct cli_command *cmd, int argc, char **argv,
+    struct chat_args *a, int *ret_status)
 {
 	static const struct option longopts[] = {
 		{ "session", required_argument, NULL, 's' },
@@ -116,26 +153,21 @@ cmd_chat(const struct cli_command *cmd, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char loop_path[SOCK_PATH_MAX], admin_path[SOCK_PATH_MAX];
-	const char *session = NULL, *say = NULL, *loop = NULL, *admin = NULL;
-	char current[BX_ID_MAX + 1];
-	struct turn_opts opts;
-	struct bx_error err;
-	bool json = false, stop;
-	int ch, r;
+	const char *loop = NULL, *admin = NULL;
+	int ch;
 
 	optind = 0;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
-			session = optarg;
+			a->session = optarg;
 			break;
 		case 'm':
-			say = optarg;
+			a->say = optarg;
 			break;
 		case 'j':
-			json = true;
+			a->json = true;
 			break;
 		case 'l':
 			loop = optarg;
@@ -144,33 +176,36 @@ cmd_chat(const struct cli_command *cmd, int argc, char **argv)
 			admin = optarg;
 			break;
 		case 'h':
-			return cli_help(cmd, chat_help);
+			*ret_status = cli_help(cmd, chat_help);
+			return -1;
 		default:
-			return cli_option_error(cmd, ch, argv);
+			*ret_status = cli_option_error(cmd, ch, argv);
+			return -1;
 		}
 	}
-	if ((r = options_operands(cmd, argc, argv, 0, "")) != CLI_OK)
-		return r;
-	if (session != NULL && bx_session_id_check(session, &err) == -1)
-		return cli_usage_error(cmd, "--session: %s", err.msg);
-	if ((r = options_socket(cmd, loop, SOCK_LOOP_REL, loop_path)) != CLI_OK)
-		return r;
-	if ((r = options_socket(cmd, admin, SOCK_ADMIN_REL, admin_path)) !=
-	    CLI_OK)
-		return r;
-	if (say != NULL && say[0] == '\0')
-		return cli_usage_error(cmd, "--say needs a message");
-	if (say != NULL && !sendable(say, strlen(say)))
-		return cli_usage_error(cmd, "--say must be UTF-8 text of at "
-		    "most %d bytes", CHAT_TEXT_MAX);
-	snprintf(current, sizeof(current), "%s", session == NULL ? "" :
-	    session);
-	opts.loop_path = loop_path;
-	opts.admin_path = admin_path;
-	opts.json = json;
-	opts.ask = say == NULL && !json;
+	*ret_status = check_args(cmd, argc, argv, loop, admin, a);
+	return *ret_status == CLI_OK ? 0 : -1;
+}
+
+int
+cmd_chat(const struct cli_command *cmd, int argc, char **argv)
+{
+	struct chat_args a = { NULL, NULL, false, "", "" };
+	char current[BX_ID_MAX + 1];
+	struct turn_opts opts;
+	int status;
+	bool stop;
+
+	if (parse(cmd, argc, argv, &a, &status) == -1)
+		return status;
+	snprintf(current, sizeof(current), "%s", a.session == NULL ? "" :
+	    a.session);
+	opts.loop_path = a.loop_path;
+	opts.admin_path = a.admin_path;
+	opts.json = a.json;
+	opts.ask = a.say == NULL && !a.json;
 	opts.answers = stdin;
-	if (say != NULL)
-		return one_turn(&opts, current, say, &stop);
+	if (a.say != NULL)
+		return one_turn(&opts, current, a.say, &stop);
 	return interactive(&opts, current);
 }
