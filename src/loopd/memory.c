@@ -94,7 +94,10 @@ memory_load(const char *home, char **ret_text, struct bx_error *err)
 	size_t bad;
 	int fd, r = -1;
 
-	snprintf(path, sizeof(path), "%s/memory/core.md", home);
+	if ((size_t)snprintf(path, sizeof(path), "%s/memory/core.md", home) >=
+	    sizeof(path))
+		return bx_fail(err, "the home (%zu bytes) is too long for "
+		    "memory/core.md", strlen(home));
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
 		if (errno == ENOENT) {
 			*ret_text = NULL;

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "proto/types.h"
 #include "loopd/denial.h"
 #include "loopd/selftest.h"
 #include "loopd/tools.h"
@@ -82,12 +83,19 @@ make_dir(const char *path, struct bx_error *err)
 	return 0;
 }
 
+/* The paths loopd makes under home must fit; a session log is the longest. */
+#define SELFTEST_HOME_ROOM	(sizeof("/sessions/.jsonl") + BX_ID_MAX)
+
 int
 selftest_home(const char *home, struct bx_error *err)
 {
 	char dir[PATH_MAX], probe[PATH_MAX];
 	int fd, r = 0;
 
+	if (strlen(home) + SELFTEST_HOME_ROOM > PATH_MAX)
+		return bx_fail(err, "the home (%zu bytes) is too long: loopd's "
+		    "paths under it must fit in %d bytes", strlen(home),
+		    PATH_MAX - 1);
 	if (make_dir(home, err) == -1)
 		return bx_error_prefix(err, "the home is not writable");
 	snprintf(dir, sizeof(dir), "%s/memory", home);

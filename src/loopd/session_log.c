@@ -18,19 +18,27 @@
 
 #define SESSION_LOG_RUNBOOK	"see docs/runbook.md#session-log-damaged"
 
-static void
-log_path(const char *home, const char *id, char *buf, size_t len)
+/* The log's path into buf (PATH_MAX bytes); -1 if it would not fit. */
+static int
+log_path(const char *home, const char *id, char *buf, struct bx_error *err)
 {
-	snprintf(buf, len, "%s/sessions/%s.jsonl", home, id);
+	int n = snprintf(buf, PATH_MAX, "%s/sessions/%s.jsonl", home, id);
+
+	if (n < 0 || n >= PATH_MAX)
+		return bx_fail(err, "the home (%zu bytes) is too long for the "
+		    "session log of %s", strlen(home), id);
+	return 0;
 }
 
+/* A path too long for a log is "absent": loading it then says why. */
 bool
 session_log_exists(const char *home, const char *id)
 {
 	char path[PATH_MAX];
 	struct stat st;
 
-	log_path(home, id, path, sizeof(path));
+	if (log_path(home, id, path, NULL) == -1)
+		return false;
 	return lstat(path, &st) == 0;
 }
 
@@ -131,9 +139,10 @@ session_log_load(const char *home, const char *id, json_t **ret,
 	size_t len = 0;
 	int fd;
 
+	if (log_path(home, id, path, err) == -1)
+		return -1;
 	if ((out = json_array()) == NULL)
 		return bx_fail(err, "out of memory");
-	log_path(home, id, path, sizeof(path));
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
 		if (errno == ENOENT) {
 			*ret = out;
@@ -256,9 +265,10 @@ session_log_append(const char *home, const char *id, const json_t *messages,
 
 	if (from >= json_array_size(messages))
 		return 0;
+	if (log_path(home, id, path, err) == -1)
+		return -1;
 	if ((buf = render(messages, from, &len, err)) == NULL)
 		return -1;
-	log_path(home, id, path, sizeof(path));
 	if ((fd = open_log(home, path, err)) == -1) {
 		free(buf);
 		return -1;

@@ -220,6 +220,42 @@ test_selftest(void **state)
 	tu_rmtree(home);
 }
 
+/* A home so long that loopd's paths under it would be cut is refused. */
+static void
+test_home_too_long(void **state)
+{
+	char home[4097], *text = NULL;
+	struct bx_error err;
+	json_t *loaded = NULL, *msgs;
+
+	(void)state;
+	/* Too long to leave room for a session log with the longest id. */
+	memset(home, 'h', sizeof(home) - 1);
+	home[0] = '/';
+	home[4096 - 40] = '\0';
+	assert_int_equal(selftest_home(home, &err), -1);
+	assert_string_equal(err.msg, "the home (4056 bytes) is too long: "
+	    "loopd's paths under it must fit in 4095 bytes");
+
+	/* Too long for these very paths: refused, never cut short. */
+	memset(home, 'h', 4096 - 8);
+	home[0] = '/';
+	home[4096 - 8] = '\0';
+	assert_int_equal(session_log_load(home, "chat-1", &loaded, &err), -1);
+	assert_null(loaded);
+	assert_string_equal(err.msg, "the home (4088 bytes) is too long for "
+	    "the session log of chat-1");
+	msgs = json_pack("[{s:s, s:s}]", "role", "user", "content", "x");
+	assert_int_equal(session_log_append(home, "chat-1", msgs, 0, &err),
+	    -1);
+	json_decref(msgs);
+	assert_false(session_log_exists(home, "chat-1"));
+	assert_int_equal(memory_load(home, &text, &err), -1);
+	assert_null(text);
+	assert_string_equal(err.msg, "the home (4088 bytes) is too long for "
+	    "memory/core.md");
+}
+
 int
 main(void)
 {
@@ -229,6 +265,7 @@ main(void)
 		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_denial_table),
 		cmocka_unit_test(test_selftest),
+		cmocka_unit_test(test_home_too_long),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
