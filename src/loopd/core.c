@@ -109,18 +109,17 @@ prepare_call_tool(const char *arguments, struct core_call *cc)
 	return r;
 }
 
-int
-core_prepare(const char *name, const char *arguments, struct core_call *ret)
+static int
+prepare(const char *name, const char *arguments, struct core_call *cc)
 {
 	char msg[BX_ERROR_MAX];
 
-	memset(ret, 0, sizeof(*ret));
 	if (strcmp(name, "clock") == 0)
-		return set(ret, CORE_CLOCK, name, arguments, NULL);
+		return set(cc, CORE_CLOCK, name, arguments, NULL);
 	if (strcmp(name, "find_tool") == 0)
-		return set(ret, CORE_FIND_TOOL, name, arguments, NULL);
+		return set(cc, CORE_FIND_TOOL, name, arguments, NULL);
 	if (strcmp(name, "call_tool") == 0)
-		return prepare_call_tool(arguments, ret);
+		return prepare_call_tool(arguments, cc);
 	if (tools_find(name) != NULL)
 		snprintf(msg, sizeof(msg), "%s is not called directly: use "
 		    "call_tool with {\"name\": \"%s\", \"arguments\": {...}}",
@@ -129,7 +128,19 @@ core_prepare(const char *name, const char *arguments, struct core_call *ret)
 		snprintf(msg, sizeof(msg), "there is no tool \"%.64s\"; the "
 		    "tools are clock, find_tool and call_tool (find_tool lists "
 		    "the ones call_tool can call)", name);
-	return set(ret, CORE_BAD, name, arguments, msg);
+	return set(cc, CORE_BAD, name, arguments, msg);
+}
+
+int
+core_prepare(const char *name, const char *arguments, struct core_call *ret)
+{
+	struct core_call cc;
+
+	memset(&cc, 0, sizeof(cc));
+	if (prepare(name, arguments, &cc) == -1)
+		return -1;
+	*ret = cc;
+	return 0;
 }
 
 static struct bx_msg *

@@ -39,7 +39,8 @@ struct core_call {
 	char		*cc_problem;	/* CORE_BAD: what the model is told */
 };
 
-/* Reads one model tool call. Fails only when memory runs out. */
+/* Reads one model tool call into *ret (only on success). Fails only when
+ * memory runs out. */
 int	core_prepare(const char *name, const char *arguments,
 	    struct core_call *ret);
 void	core_call_clear(struct core_call *);
