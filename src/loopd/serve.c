@@ -292,6 +292,13 @@ loop_serve_run(int fd, const char *path, const struct turn_env *env,
 		cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 		if (cfd != -1)
 			start_conn(s, cfd);
+		else if (errno == EMFILE || errno == ENFILE ||
+		    errno == ENOBUFS || errno == ENOMEM)
+			/*
+			 * The connection stays queued, so the listener stays
+			 * readable: wait a tick instead of spinning on it.
+			 */
+			ppoll(NULL, 0, &tick, wait_mask);
 	}
 	close(fd);
 	unlink(path);
