@@ -123,7 +123,8 @@ http_error(const struct model_client *mc, long status, const struct body *b,
 	json_t *root, *msg;
 	int r;
 
-	root = b->data == NULL ? NULL : json_loadb(b->data, b->len, 0, NULL);
+	root = b->data == NULL ? NULL : json_loadb(b->data, b->len,
+	    JSON_REJECT_DUPLICATES, NULL);
 	msg = json_object_get(json_object_get(root, "error"), "message");
 	if (json_is_string(msg))
 		r = bx_fail(err, "the model server %s answered HTTP %ld: %.*s",
