@@ -137,31 +137,30 @@ session_log_load(const char *home, const char *id, json_t **ret,
 	char path[PATH_MAX], *buf = NULL;
 	json_t *out;
 	size_t len = 0;
-	int fd;
+	int fd, r = -1;
 
 	if (log_path(home, id, path, err) == -1)
 		return -1;
 	if ((out = json_array()) == NULL)
 		return bx_fail(err, "out of memory");
+	/* No log yet is a session with no history. */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
-		if (errno == ENOENT) {
-			*ret = out;
-			return 0;
+		if (errno != ENOENT) {
+			damaged(err, path, 0, strerror(errno));
+			goto out;
 		}
-		json_decref(out);
-		return damaged(err, path, 0, strerror(errno));
-	}
-	if (read_file(fd, path, &buf, &len, err) == -1 ||
-	    parse_lines(path, buf, len, out, err) == -1) {
-		close(fd);
-		free(buf);
-		json_decref(out);
-		return -1;
-	}
-	close(fd);
-	free(buf);
+	} else if (read_file(fd, path, &buf, &len, err) == -1 ||
+	    parse_lines(path, buf, len, out, err) == -1)
+		goto out;
 	*ret = out;
-	return 0;
+	out = NULL;
+	r = 0;
+out:
+	if (fd != -1)
+		close(fd);
+	free(buf);
+	json_decref(out);
+	return r;
 }
 
 static int
