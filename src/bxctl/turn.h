@@ -26,8 +26,13 @@
 #include "proto/error.h"
 #include "proto/types.h"
 
-/* Longest gap between two events of a turn, unless an approval waits. */
-#define TURN_EVENT_TIMEOUT_MS	600000
+/*
+ * Longest gap between two events of a turn, unless an approval waits:
+ * loopd.toml's largest timeout_s (3600 s, one model request) and a minute.
+ * loopd bounds each of its waits itself; this only keeps bxctl from
+ * giving up on a turn that a slow model is still working on.
+ */
+#define TURN_EVENT_TIMEOUT_MS	(3660 * 1000)
 /* After an approval's expiry, how long loopd may take to go on. */
 #define TURN_EXPIRY_GRACE_MS	60000
 /* How long loopd may take to take the chat frame. */
