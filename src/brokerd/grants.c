@@ -248,17 +248,20 @@ static int
 load_entries(struct grants *g, DIR *d, const char *dir, struct bx_error *err)
 {
 	const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
+	char text[BX_ERROR_MAX], *file, *buf = NULL;
 	struct dirent *de;
 	size_t count = 0, len = 0;
-	char *file, *buf = NULL;
 	int rc;
 
-	while ((de = readdir(d)) != NULL) {
+	/* readdir() says "no more entries" and "failed" alike, but for errno. */
+	for (errno = 0; (de = readdir(d)) != NULL; errno = 0) {
 		if (!is_grant_name(de->d_name))
 			continue;
-		if (++count > GRANTS_MAX_FILES)
-			return grants_add_problem(g, dir, 0, "the grants "
-			    "directory holds more than 10000 .toml files", err);
+		if (++count > GRANTS_MAX_FILES) {
+			snprintf(text, sizeof(text), "the grants directory "
+			    "holds more than %d .toml files", GRANTS_MAX_FILES);
+			return grants_add_problem(g, dir, 0, text, err);
+		}
 		if (asprintf(&file, "%s%s%s", dir, sep, de->d_name) == -1)
 			return bx_fail(err, "out of memory");
 		rc = read_one(g, dirfd(d), de->d_name, file, &buf, &len, err);
@@ -269,6 +272,12 @@ load_entries(struct grants *g, DIR *d, const char *dir, struct bx_error *err)
 		free(file);
 		if (rc == -1)
 			return -1;
+	}
+	/* A listing cut short may have skipped a deny grant. */
+	if (errno != 0) {
+		snprintf(text, sizeof(text), "the grants directory cannot be "
+		    "read: %s", strerror(errno));
+		return grants_add_problem(g, dir, 0, text, err);
 	}
 	return 0;
 }

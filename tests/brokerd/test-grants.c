@@ -5,6 +5,9 @@
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +26,30 @@
 #define EXPIRES	"expires = \"2027-01-01T00:00:00.000Z\"\n"
 #define PATHS	"[constraints]\npaths = [\"/home/kyle/notes\"]\n"
 #define GOOD	HEAD EXPIRES PATHS
+
+/*
+ * readdir() as grants.c calls it (readdir64 with 64-bit offsets), made to
+ * fail with EIO after readdir_fail_after entries while that is not -1.
+ */
+static int readdir_fail_after = -1;
+
+struct dirent64	*readdir64(DIR *);
+
+struct dirent64 *
+readdir64(DIR *d)
+{
+	static struct dirent64 *(*real)(DIR *);
+
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "readdir64");
+	if (readdir_fail_after == 0) {
+		errno = EIO;
+		return NULL;
+	}
+	if (readdir_fail_after > 0)
+		readdir_fail_after--;
+	return real(d);
+}
 
 static struct grants *
 load(const char *dir)
@@ -444,6 +471,32 @@ test_no_cache(void **state)
 	free(dir);
 }
 
+/* A listing that fails part way must not leave out the files after it. */
+static void
+test_listing_fails(void **state)
+{
+	char *dir = fixture_dir();
+	struct grants *g;
+
+	(void)state;
+	fixture_text(dir, "a.toml", GOOD);
+	fixture_text(dir, "b.toml", GOOD);
+	readdir_fail_after = 1;
+	g = load(dir);
+	readdir_fail_after = -1;
+	assert_false(grants_valid(g));
+	assert_string_equal(g->gs_problems[g->gs_nproblems - 1].gp_file, dir);
+	assert_non_null(strstr(g->gs_problems[g->gs_nproblems - 1].gp_problem,
+	    "the grants directory cannot be read: Input/output error"));
+	grants_free(g);
+	g = load(dir);
+	assert_true(grants_valid(g));
+	assert_int_equal(g->gs_len, 2);
+	grants_free(g);
+	fixture_remove(dir);
+	free(dir);
+}
+
 static void
 test_missing_directory(void **state)
 {
@@ -568,6 +621,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_directory),
 		cmocka_unit_test(test_no_cache),
+		cmocka_unit_test(test_listing_fails),
 		cmocka_unit_test(test_missing_directory),
 		cmocka_unit_test(test_one_invalid),
 		cmocka_unit_test(test_problems),
