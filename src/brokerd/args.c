@@ -100,6 +100,10 @@ take_fields(json_t *obj, const struct field *fields, struct tool_args *a,
 		if (!json_is_string(v))
 			return bx_fail(err, "field \"%s\" must be a string",
 			    f->f_name);
+		/* No field can carry a NUL: each is kept as a C string. */
+		if (strlen(json_string_value(v)) != json_string_length(v))
+			return bx_fail(err, "field \"%s\" contains a NUL byte",
+			    f->f_name);
 		if ((*slot(a, f) = strdup(json_string_value(v))) == NULL)
 			return bx_fail(err, "out of memory");
 	}
@@ -136,7 +140,9 @@ args_parse(enum bx_tool tool, const char *text, size_t len,
 	if (len > ARGS_TEXT_MAX)
 		return bx_fail(err, "arguments are longer than %d bytes",
 		    ARGS_TEXT_MAX);
-	obj = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	/* NUL is let through the decoder so that the refusal can name it. */
+	obj = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
+	    &jerr);
 	if (obj == NULL) {
 		bx_fail(err, "arguments are not valid JSON: %s, at byte %d",
 		    jerr.text, jerr.position);
@@ -197,25 +203,44 @@ label_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
 }
 
+/*
+ * Whether a name's last label makes it an IPv4 address to a URL parser
+ * (WHATWG's "ends in a number"): all digits, or 0x and hex digits, as in
+ * 127.0.0.1, 0x7f.1 or 1.2.3.0x4.
+ */
+static bool
+numeric_label(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	if (len >= 2 && s[0] == '0' && s[1] == 'x') {
+		for (i = 2; i < len; i++)
+			if (!((s[i] >= '0' && s[i] <= '9') ||
+			    (s[i] >= 'a' && s[i] <= 'f')))
+				return false;
+		return true;
+	}
+	for (i = 0; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
 int
 args_host_check(const char *s, size_t len, struct bx_error *err)
 {
-	size_t i, start, labels = 0;
-	bool digits = true;
+	size_t i, start, last = 0, labels = 0;
 
 	if (len == 0 || len > ARGS_HOST_MAX)
 		return bx_fail(err, "a host name is 1 to %d bytes",
 		    ARGS_HOST_MAX);
 	for (start = 0; start <= len; start = i + 1) {
-		digits = true;
-		for (i = start; i < len && s[i] != '.'; i++) {
+		last = start;
+		for (i = start; i < len && s[i] != '.'; i++)
 			if (!label_char(s[i]))
 				return bx_fail(err, "a host name has only "
 				    "a-z, 0-9, - and . (no uppercase, no IP "
 				    "literal, no port)");
-			if (s[i] < '0' || s[i] > '9')
-				digits = false;
-		}
 		if (i == start || i - start > ARGS_LABEL_MAX)
 			return bx_fail(err, "each label of a host name is "
 			    "1 to %d bytes", ARGS_LABEL_MAX);
@@ -226,8 +251,7 @@ args_host_check(const char *s, size_t len, struct bx_error *err)
 	}
 	if (labels < 2)
 		return bx_fail(err, "a host name has at least two labels");
-	/* An all-digit last label is an IPv4 literal, not a name. */
-	if (digits)
+	if (numeric_label(s + last, len - last))
 		return bx_fail(err, "an IP address is not a host name");
 	return 0;
 }
@@ -235,8 +259,13 @@ args_host_check(const char *s, size_t len, struct bx_error *err)
 int
 args_host_pattern_check(const char *s, size_t len, struct bx_error *err)
 {
-	if (len >= 2 && s[0] == '*' && s[1] == '.')
-		return args_host_check(s + 2, len - 2, err);
+	if (len >= 2 && s[0] == '*' && s[1] == '.') {
+		s += 2;
+		len -= 2;
+	}
+	if (memchr(s, '*', len) != NULL)
+		return bx_fail(err, "a * stands only at the start, as the "
+		    "whole first label: *.example.com");
 	return args_host_check(s, len, err);
 }
 
@@ -250,7 +279,7 @@ check_url_tail(const char *s, size_t len, struct bx_error *err)
 		return 0;
 	if (s[0] != '/')
 		return bx_fail(err, "the host must be followed by nothing, "
-		    ":443 or /");
+		    ":443 or / (a query or fragment comes after the /)");
 	for (i = 0; i < len; i++)
 		if (s[i] <= ' ' || s[i] > '~')
 			return bx_fail(err, "the path, query and fragment "
@@ -271,8 +300,10 @@ args_url_check(const char *s, size_t len, char **ret_host,
 		return bx_fail(err, "longer than %d bytes", ARGS_URL_MAX);
 	if (len < slen || memcmp(s, scheme, slen) != 0)
 		return bx_fail(err, "must start with https://");
+	/* The authority ends where RFC 3986 ends it: at /, ? or #. */
 	auth = s + slen;
-	for (alen = 0; slen + alen < len && auth[alen] != '/'; alen++)
+	for (alen = 0; slen + alen < len && auth[alen] != '/' &&
+	    auth[alen] != '?' && auth[alen] != '#'; alen++)
 		;
 	if (memchr(auth, '@', alen) != NULL)
 		return bx_fail(err, "has userinfo (@ before the path)");
@@ -280,7 +311,8 @@ args_url_check(const char *s, size_t len, char **ret_host,
 		return bx_fail(err, "an IP literal is not a host name");
 	colon = memchr(auth, ':', alen);
 	hlen = colon != NULL ? (size_t)(colon - auth) : alen;
-	if (colon != NULL && (alen - hlen != 4 || memcmp(colon, ":443", 4)))
+	if (colon != NULL &&
+	    (alen - hlen != 4 || memcmp(colon, ":443", 4) != 0))
 		return bx_fail(err, "the only port allowed is 443");
 	if (args_host_check(auth, hlen, err) == -1)
 		return bx_error_prefix(err, "host");

@@ -60,6 +60,8 @@ test_read_file(void **state)
 	refused(BX_TOOL_READ_FILE, "{\"path\":\"/a\"", "not valid JSON");
 	refused(BX_TOOL_READ_FILE, "{\"path\":\"/a\"} {}", "not valid JSON");
 	refused(BX_TOOL_READ_FILE, "{\"path\":\"/a\\u0000b\"}",
+	    "field \"path\" contains a NUL byte");
+	refused(BX_TOOL_READ_FILE, "{\"path\\u0000\":\"/a\"}",
 	    "not valid JSON");
 	refused(BX_TOOL_READ_FILE, "{\"path\":\"notes/a.md\"}",
 	    "field \"path\": not an absolute path");
@@ -84,6 +86,10 @@ test_write_file(void **state)
 	refused(BX_TOOL_WRITE_FILE,
 	    "{\"path\":\"/tmp/a\",\"content\":\"\",\"append\":true}",
 	    "unknown field \"append\"");
+	/* Content is not inspected, but a C string cannot carry a NUL. */
+	refused(BX_TOOL_WRITE_FILE,
+	    "{\"path\":\"/tmp/a\",\"content\":\"a\\u0000b\"}",
+	    "field \"content\" contains a NUL byte");
 }
 
 static void
@@ -114,6 +120,8 @@ test_shell(void **state)
 	    "field \"cwd\" must be a string");
 	refused(BX_TOOL_SHELL, "{\"command\":\"ls\",\"env\":{}}",
 	    "unknown field \"env\"");
+	refused(BX_TOOL_SHELL, "{\"command\":\"ls\\u0000; rm\"}",
+	    "field \"command\" contains a NUL byte");
 }
 
 static void
@@ -234,7 +242,7 @@ test_hosts(void **state)
 {
 	static const char *good[] = {
 		"example.com", "www.example.com", "a.b.example.com", "a-b.c0",
-		"0a.example", "x.y",
+		"0a.example", "x.y", "1.2.3.com", "a.0xg", "a.x0", "0x.com",
 	};
 	static const struct {
 		const char	*host;
@@ -250,6 +258,10 @@ test_hosts(void **state)
 		{ "a-.com", "start or end with -" },
 		{ "a_b.com", "only a-z" },
 		{ "127.0.0.1", "IP address" },
+		{ "0x7f.1", "IP address" },
+		{ "1.2.3.0x4", "IP address" },
+		{ "a.0x", "IP address" },
+		{ "example.0xff", "IP address" },
 		{ "[::1]", "only a-z" },
 		{ "example.com:443", "only a-z" },
 		{ "*.example.com", "only a-z" },
@@ -285,6 +297,11 @@ test_hosts(void **state)
 	assert_int_equal(args_host_pattern_check("*example.com", 12, &err), -1);
 	assert_int_equal(args_host_pattern_check("*.*.example.com", 15, &err),
 	    -1);
+	assert_non_null(strstr(err.msg, "as the whole first label"));
+	assert_int_equal(args_host_pattern_check("*", 1, &err), -1);
+	assert_non_null(strstr(err.msg, "as the whole first label"));
+	assert_int_equal(args_host_pattern_check("*.0x7f.1", 8, &err), -1);
+	assert_non_null(strstr(err.msg, "IP address"));
 	assert_int_equal(args_host_pattern_check("*.com", 5, &err), -1);
 	assert_int_equal(args_host_pattern_check("a.*.com", 7, &err), -1);
 }
@@ -339,8 +356,12 @@ test_urls(void **state)
 		{ "https://example.com/\xc3\xa9", "printable ASCII" },
 		{ "https://example.com/\x7f", "printable ASCII" },
 		{ "https://example", "two labels" },
-		{ "https://example.com?q=1", "only a-z" },
-		{ "https://example.com#f", "only a-z" },
+		{ "https://example.com?q=1", "followed by nothing, :443 or /" },
+		{ "https://example.com#f", "followed by nothing, :443 or /" },
+		{ "https://example.com?@evil.org/", "followed by nothing" },
+		{ "https://example.com:443?q", "followed by nothing" },
+		{ "https://0x7f.1/", "IP address" },
+		{ "https://1.2.3.0x4/", "IP address" },
 	};
 	struct bx_error err;
 	char *host, *u;

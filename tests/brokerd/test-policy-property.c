@@ -78,7 +78,7 @@ static const char *req_paths[] = { "/", "/a", "/a/b", "/a/b/c", "/a/b/c/d",
 static const char *req_hosts[] = { "a.com", "b.a.com", "x.b.a.com",
     "c.org", "a.com:443", "z.c.org",
     "a.com:8080", "A.com", "1.2.3.4", "u@a.com", "[::1]", "a..com", "com",
-    "-a.com", "a.com:" };
+    "-a.com", "a.com:", "0x7f.1", "a.0xbad" };
 #define GOOD_HOSTS	6
 static const char *req_tails[] = { "", "/", "/p?q=1#f",
     "/a b", "?q", "/\x7f" };
@@ -332,6 +332,10 @@ oracle_host_valid(const char *h)
 	    strstr(h, "-."))
 		return false;
 	last = strrchr(h, '.') + 1;
+	/* An IPv4 address's last part: decimal, or 0x and hex digits. */
+	if (strncmp(last, "0x", 2) == 0 &&
+	    strspn(last + 2, "0123456789abcdef") == strlen(last + 2))
+		return false;
 	for (i = 0; last[i] != '\0'; i++)
 		if (last[i] < '0' || last[i] > '9')
 			digits = false;
