@@ -75,43 +75,6 @@ grant_clear(struct grant *g)
 	memset(g, 0, sizeof(*g));
 }
 
-/* The 1-based line of the first byte that is not UTF-8, or 0 if none. */
-static int64_t
-utf8_bad_line(const unsigned char *s, size_t len)
-{
-	uint32_t cp, min;
-	int64_t line = 1;
-	size_t i = 0, k, n;
-
-	while (i < len) {
-		if (s[i] == '\n')
-			line++;
-		if (s[i] < 0x80) {
-			i++;
-			continue;
-		}
-		if (s[i] >= 0xc2 && s[i] <= 0xdf) {
-			n = 1, cp = s[i] & 0x1f, min = 0x80;
-		} else if (s[i] >= 0xe0 && s[i] <= 0xef) {
-			n = 2, cp = s[i] & 0x0f, min = 0x800;
-		} else if (s[i] >= 0xf0 && s[i] <= 0xf4) {
-			n = 3, cp = s[i] & 0x07, min = 0x10000;
-		} else
-			return line;
-		if (len - i <= n)
-			return line;
-		for (k = 1; k <= n; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return line;
-			cp = cp << 6 | (s[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return line;
-		i += n + 1;
-	}
-	return 0;
-}
-
 /* Rule 2: the id is the file name's stem. */
 static void
 decode_id(struct decoder *d, const char *file)
@@ -441,14 +404,12 @@ grantfile_decode(const char *file, const char *buf, size_t len,
 	struct decoder d;
 	struct toml_doc *doc = NULL;
 	struct bx_error perr;
-	int64_t bad;
 
 	memset(&d, 0, sizeof(d));
 	d.d_sink = sink;
 	decode_id(&d, file);
-	if ((bad = utf8_bad_line((const unsigned char *)buf, len)) != 0)
-		problem(&d, bad, "the file is not valid UTF-8");
-	else if (toml_parse(file, buf, len, &doc, &perr) == -1)
+	/* The parser checks UTF-8 first and names the line of a bad byte. */
+	if (toml_parse(file, buf, len, &doc, &perr) == -1)
 		parse_problem(&d, file, perr.msg);
 	else {
 		d.d_doc = doc;

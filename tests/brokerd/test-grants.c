@@ -155,11 +155,11 @@ test_rule1_not_utf8(void **state)
 	static const char bad[] = HEAD "# caf\xe9\n" EXPIRES PATHS;
 
 	(void)state;
-	expect_bytes("x.toml", bad, sizeof(bad) - 1, "not valid UTF-8", 5);
+	expect_bytes("x.toml", bad, sizeof(bad) - 1, "invalid UTF-8", 5);
 	expect("x.toml", HEAD "# \xed\xa0\x80 surrogate\n" EXPIRES PATHS,
-	    "not valid UTF-8", 5);
+	    "invalid UTF-8", 5);
 	expect("x.toml", HEAD "# \xc0\xaf overlong\n" EXPIRES PATHS,
-	    "not valid UTF-8", 5);
+	    "invalid UTF-8", 5);
 }
 
 static void
