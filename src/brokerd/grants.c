@@ -64,6 +64,34 @@ grants_valid(const struct grants *g)
 	return g->gs_nproblems == 0;
 }
 
+/*
+ * A copy of s with every control character (C0, DEL, C1) written as
+ * \u00XX: problems quote what the grant files and their names hold, and
+ * each is printed as one line that cannot move the cursor. NULL when out
+ * of memory.
+ */
+static char *
+printable(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+	char *out;
+
+	/* Six bytes at most for each byte of s. */
+	if ((out = malloc(strlen(s) * 6 + 1)) == NULL)
+		return NULL;
+	for (; *p != '\0'; p++) {
+		if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			n += (size_t)sprintf(out + n, "\\u%04X", *++p);
+		else if (*p < 0x20 || *p == 0x7f)
+			n += (size_t)sprintf(out + n, "\\u%04X", *p);
+		else
+			out[n++] = (char)*p;
+	}
+	out[n] = '\0';
+	return out;
+}
+
 int
 grants_add_problem(struct grants *g, const char *file, int64_t line,
     const char *problem, struct bx_error *err)
@@ -83,8 +111,8 @@ grants_add_problem(struct grants *g, const char *file, int64_t line,
 	}
 	p = &g->gs_problems[g->gs_nproblems];
 	p->gp_line = line;
-	p->gp_file = strdup(file);
-	p->gp_problem = strdup(problem);
+	p->gp_file = printable(file);
+	p->gp_problem = printable(problem);
 	if (p->gp_file == NULL || p->gp_problem == NULL) {
 		free(p->gp_file);
 		free(p->gp_problem);

@@ -56,7 +56,11 @@ struct grant {
 	struct bx_hash	 g_sha256;		/* of the file's bytes */
 };
 
-/* Maps to the protocol's GrantProblem. */
+/*
+ * Maps to the protocol's GrantProblem. Control characters in the file name
+ * and in the text are kept written as \u00XX, so a problem prints as one
+ * harmless line.
+ */
 struct grant_problem {
 	char		*gp_file;
 	int64_t		 gp_line;	/* 0 when there is no line */

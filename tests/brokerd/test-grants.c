@@ -162,6 +162,37 @@ test_rule1_not_utf8(void **state)
 	    "invalid UTF-8", 5);
 }
 
+/* What a problem quotes from the file or its name cannot hold a control. */
+static void
+test_problem_text_printable(void **state)
+{
+	char *dir = fixture_dir();
+	struct grants *g;
+	size_t i;
+	const char *c;
+
+	(void)state;
+	fixture_text(dir, "a\x1b[2J.toml", GOOD);
+	fixture_text(dir, "b.toml", HEAD EXPIRES "\"k\\u001b]0;t\\u0007\" = 1\n"
+	    "[constraints]\npaths = [\"x\\n\\u0085\"]\n");
+	g = load(dir);
+	assert_false(grants_valid(g));
+	for (i = 0; i < g->gs_nproblems; i++)
+		for (c = g->gs_problems[i].gp_problem; *c != '\0'; c++)
+			assert_true((unsigned char)*c >= 0x20 && *c != 0x7f &&
+			    ((unsigned char)*c != 0xc2 ||
+			    (unsigned char)c[1] > 0x9f));
+	assert_non_null(strstr(g->gs_problems[0].gp_file,
+	    "/a\\u001B[2J.toml"));
+	assert_non_null(strstr(g->gs_problems[2].gp_problem,
+	    "\"x\\u000A\\u0085\" is not a valid absolute path"));
+	assert_string_equal(g->gs_problems[1].gp_problem,
+	    "unknown field \"k\\u001B]0;t\\u0007\"");
+	grants_free(g);
+	fixture_remove(dir);
+	free(dir);
+}
+
 static void
 test_rule1_not_toml(void **state)
 {
@@ -606,6 +637,7 @@ main(void)
 		cmocka_unit_test(test_rule1_unreadable),
 		cmocka_unit_test(test_rule1_fifo),
 		cmocka_unit_test(test_rule1_not_utf8),
+		cmocka_unit_test(test_problem_text_printable),
 		cmocka_unit_test(test_rule1_not_toml),
 		cmocka_unit_test(test_rule1_unknown_field),
 		cmocka_unit_test(test_rule1_fields),
