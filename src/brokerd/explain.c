@@ -278,12 +278,18 @@ json_problems(const struct grants *set)
 }
 
 static int
-print_json(FILE *out, const struct decision *d, const struct grants *set)
+print_json(FILE *out, const struct decision *d, const struct grants *set,
+    struct bx_error *err)
 {
 	struct bx_outcome o = decision_outcome(d);
 	const struct grant *g = NULL;
-	json_t *outcome, *obj;
+	json_t *outcome, *obj, *tool;
 	char *text;
+
+	/* TOOL comes from the command line, where any bytes may stand. */
+	if ((tool = json_string(decision_tool_name(d))) == NULL)
+		return bx_fail(err, "TOOL is not UTF-8, so --json cannot "
+		    "print it");
 
 	outcome = json_pack("{s:s}", "outcome", bx_outcome_name(o.kind));
 	if (outcome != NULL && o.kind == BX_OUTCOME_DENIED)
@@ -291,8 +297,8 @@ print_json(FILE *out, const struct decision *d, const struct grants *set)
 		    json_string(bx_deny_name(o.reason)));
 	if (decision_has_grant(d))
 		g = find_grant(set, decision_grant_id(d));
-	obj = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-	    "tool", decision_tool_name(d), "taint",
+	obj = json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	    "tool", tool, "taint",
 	    bx_class_name(decision_taint(d)), "now", json_time(decision_now(d)),
 	    "outcome", outcome != NULL ? outcome : json_null(),
 	    "detail", decision_detail(d)[0] != '\0' ?
@@ -304,7 +310,7 @@ print_json(FILE *out, const struct decision *d, const struct grants *set)
 	    json_string(GRANTS_RUNBOOK));
 	if (obj == NULL || (text = json_dumps(obj, JSON_COMPACT)) == NULL) {
 		json_decref(obj);
-		return -1;
+		return bx_fail(err, "out of memory");
 	}
 	fprintf(out, "%s\n", text);
 	free(text);
@@ -336,11 +342,10 @@ explain_main(int argc, char **argv, FILE *out, FILE *errs)
 	r.pr_now = o.o_now;
 	if (policy_decide_grants(set, &r, &d, &err) == -1)
 		goto fail;
-	if (o.o_json ? print_json(out, d, set) == -1 :
-	    (print_text(out, d, set), 0)) {
-		snprintf(err.msg, sizeof(err.msg), "out of memory");
+	if (!o.o_json)
+		print_text(out, d, set);
+	else if (print_json(out, d, set, &err) == -1)
 		goto fail;
-	}
 	rc = EXPLAIN_EXIT_OK;
 	goto out;
 fail:

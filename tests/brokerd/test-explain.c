@@ -267,6 +267,24 @@ test_bad_config(void **state)
 	run_free(&r);
 }
 
+/* A TOOL JSON cannot carry is said to be so, not "out of memory". */
+static void
+test_json_tool_not_utf8(void **state)
+{
+	struct fixture *f = *state;
+	struct run r;
+
+	r = run("--config", f->config, "--json", "read\xff", "{}", NULL);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");
+	contains(r.errs, "brokerd explain: TOOL is not UTF-8");
+	run_free(&r);
+	r = run("--config", f->config, "read\xff", "{}", NULL);
+	assert_int_equal(r.status, 0);
+	contains(r.out, "outcome: denied (invalid_arguments)\n");
+	run_free(&r);
+}
+
 static size_t
 count_entries(const char *dir)
 {
@@ -308,6 +326,7 @@ main(void)
 		T(test_grants_invalid),
 		T(test_usage),
 		T(test_bad_config),
+		T(test_json_tool_not_utf8),
 		T(test_writes_nothing),
 	};
 
