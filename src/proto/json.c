@@ -109,18 +109,26 @@ bx_json_string(const json_t *obj, const char *key, const char **ret,
 	return 0;
 }
 
+/* Whether an optional field is absent or null, the same value (Option). */
+static bool
+absent_or_null(const json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return v == NULL || json_is_null(v);
+}
+
 int
 bx_json_string_or_null(const json_t *obj, const char *key, const char **ret,
     struct bx_error *err)
 {
 	json_t *v;
 
-	if ((v = field(obj, key, err)) == NULL)
-		return -1;
-	if (json_is_null(v)) {
+	if (absent_or_null(obj, key)) {
 		*ret = NULL;
 		return 0;
 	}
+	v = json_object_get(obj, key);
 	if (!json_is_string(v))
 		return wrong(key, "a string or null", err);
 	*ret = json_string_value(v);
@@ -128,14 +136,30 @@ bx_json_string_or_null(const json_t *obj, const char *key, const char **ret,
 }
 
 int
-bx_json_is_null(const json_t *obj, const char *key, bool *ret,
-    struct bx_error *err)
+bx_json_u64_or_null(const json_t *obj, const char *key, bool *ret_has,
+    uint64_t *ret, struct bx_error *err)
 {
-	json_t *v;
-
-	if ((v = field(obj, key, err)) == NULL)
+	if (absent_or_null(obj, key)) {
+		*ret_has = false;
+		return 0;
+	}
+	if (bx_json_u64(obj, key, ret, err) == -1)
 		return -1;
-	*ret = json_is_null(v);
+	*ret_has = true;
+	return 0;
+}
+
+int
+bx_json_hash_or_null(const json_t *obj, const char *key, bool *ret_has,
+    struct bx_hash *ret, struct bx_error *err)
+{
+	if (absent_or_null(obj, key)) {
+		*ret_has = false;
+		return 0;
+	}
+	if (bx_json_hash(obj, key, ret, err) == -1)
+		return -1;
+	*ret_has = true;
 	return 0;
 }
 

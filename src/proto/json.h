@@ -59,18 +59,29 @@ int	bx_json_check_fields(const json_t *obj, const char *const *fields,
 	    struct bx_error *);
 
 /*
- * Typed getters. Each fails with `missing field "key"` if the key is absent
- * and `field "key": expected ...` if the value has the wrong type or form
- * (null included); *ret is written only on success.
+ * Typed getters for required fields. Each fails with `missing field "key"`
+ * if the key is absent and `field "key": expected ...` if the value has the
+ * wrong type or form (null included); *ret is written only on success.
  */
 int	bx_json_string(const json_t *obj, const char *key, const char **ret,
 	    struct bx_error *);
-/* A string or null; null gives *ret = NULL. */
+
+/*
+ * Getters for optional fields (Option<T>). baseline.md section 1: an
+ * absent optional field decodes as null, so absent and null are the same
+ * value here; anything else must have the type of T.
+ */
+/* A string, null or absent; null and absent give *ret = NULL. */
 int	bx_json_string_or_null(const json_t *obj, const char *key,
 	    const char **ret, struct bx_error *);
-/* Present and null? Fails only if the key is missing. */
-int	bx_json_is_null(const json_t *obj, const char *key, bool *ret,
-	    struct bx_error *);
+/* A u64, null or absent; *ret_has says which, *ret is set only if it is. */
+int	bx_json_u64_or_null(const json_t *obj, const char *key, bool *ret_has,
+	    uint64_t *ret, struct bx_error *);
+/* A Hash32, null or absent, like bx_json_u64_or_null. */
+int	bx_json_hash_or_null(const json_t *obj, const char *key, bool *ret_has,
+	    struct bx_hash *ret, struct bx_error *);
+
+/* The getters for required fields, continued. */
 int	bx_json_u64(const json_t *obj, const char *key, uint64_t *ret,
 	    struct bx_error *);
 int	bx_json_i64(const json_t *obj, const char *key, int64_t *ret,

@@ -8,15 +8,19 @@
  * memory owned by the message; bx_msg_free() frees all of it (NULL is
  * fine). bx_msg_decode() and the constructors return a new message the
  * caller frees. Constructors copy the strings they are given. Strings that
- * are nullable on the wire are NULL when absent. bx_msg_encode() returns a
+ * are optional on the wire (chat.session, refuse.reason) are NULL when
+ * null or absent. bx_msg_encode() returns a
  * malloc'd buffer the caller frees with free().
  *
  * Decoding is strict: an unknown kind, an unknown field, a duplicate key, a
- * missing field, a wrong type, a "final" that does not match the status or
+ * missing required field, a wrong type, a "final" that does not match the status or
  * event type, an invalid session, call or grant id, or a bad Timestamp is
  * an error naming the key. Fields of another status or event type are
  * unknown fields. tool_request.tool is kept as received (brokerd denies an
  * unknown tool with invalid_arguments), and so is every "arguments" string.
+ * The optional fields (chat.session, refuse.reason, GrantProblem.line) may
+ * be absent, which decodes as null (baseline.md section 1); the encoder
+ * always writes them, null where absent.
  */
 #ifndef BX_MESSAGE_H
 #define BX_MESSAGE_H

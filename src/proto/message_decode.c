@@ -282,17 +282,12 @@ static int
 decode_problem(const json_t *o, struct bx_grant_problem *p,
     struct bx_error *err)
 {
-	bool null;
-
 	if (!json_is_object(o))
 		return bx_fail(err, "expected an object");
 	if (bx_json_check_fields(o, problem_fields, err) == -1 ||
 	    dup_string(o, "file", &p->file, err) == -1 ||
-	    bx_json_is_null(o, "line", &null, err) == -1)
+	    bx_json_u64_or_null(o, "line", &p->has_line, &p->line, err) == -1)
 		return -1;
-	if (!null && bx_json_u64(o, "line", &p->line, err) == -1)
-		return -1;
-	p->has_line = !null;
 	return dup_string(o, "problem", &p->problem, err);
 }
 

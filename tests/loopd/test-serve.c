@@ -261,7 +261,8 @@ test_bad_requests(void **state)
 		{ "not json\n", BX_CODE_BAD_REQUEST },
 		{ "{\"kind\":\"chat\",\"session\":\"Bad Id\",\"text\":\"x\"}\n",
 		    BX_CODE_BAD_REQUEST },
-		{ "{\"kind\":\"chat\",\"text\":\"x\"}\n", BX_CODE_BAD_REQUEST },
+		/* A missing required field; an absent session would be null. */
+		{ "{\"kind\":\"chat\",\"session\":null}\n", BX_CODE_BAD_REQUEST },
 		{ "{\"kind\":\"approvals\"}\n", BX_CODE_FORBIDDEN },
 		{ "{\"kind\":\"tool_request\",\"session\":\"a\",\"call\":\"b\","
 		    "\"tool\":\"shell\",\"arguments\":\"{}\"}\n",

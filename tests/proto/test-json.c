@@ -71,12 +71,30 @@ test_getters(void **state)
 	(void)state;
 	assert_int_equal(bx_json_string(o, "s", &s, &err), 0);
 	assert_string_equal(s, "x");
+	/* Optional fields: null and absent are the same value. */
 	assert_int_equal(bx_json_string_or_null(o, "n", &s, &err), 0);
 	assert_null(s);
-	assert_int_equal(bx_json_is_null(o, "n", &b, &err), 0);
-	assert_true(b);
-	assert_int_equal(bx_json_is_null(o, "s", &b, &err), 0);
+	s = "untouched";
+	assert_int_equal(bx_json_string_or_null(o, "missing", &s, &err), 0);
+	assert_null(s);
+	assert_int_equal(bx_json_string_or_null(o, "s", &s, &err), 0);
+	assert_string_equal(s, "x");
+	b = true;
+	assert_int_equal(bx_json_u64_or_null(o, "n", &b, &u, &err), 0);
 	assert_false(b);
+	b = true;
+	assert_int_equal(bx_json_u64_or_null(o, "missing", &b, &u, &err), 0);
+	assert_false(b);
+	assert_int_equal(u, 99);
+	assert_int_equal(bx_json_u64_or_null(o, "u", &b, &u, &err), 0);
+	assert_true(b);
+	assert_int_equal(u, 7);
+	b = true;
+	assert_int_equal(bx_json_hash_or_null(o, "missing", &b, &h, &err), 0);
+	assert_false(b);
+	assert_int_equal(bx_json_hash_or_null(o, "h", &b, &h, &err), 0);
+	assert_true(b);
+	assert_int_equal(h.bytes[31], 0x1f);
 	assert_int_equal(bx_json_u64(o, "u", &u, &err), 0);
 	assert_int_equal(u, 7);
 	assert_int_equal(bx_json_i64(o, "neg", &i, &err), 0);
@@ -109,7 +127,11 @@ test_getters(void **state)
 	    "field \"u\": expected a string");
 	REFUSE(bx_json_string(o, "n", &s, &err), "field \"n\"");
 	REFUSE(bx_json_string_or_null(o, "u", &s, &err), "field \"u\"");
-	REFUSE(bx_json_is_null(o, "missing", &b, &err), "\"missing\"");
+	REFUSE(bx_json_u64_or_null(o, "neg", &b, &u, &err), "field \"neg\"");
+	REFUSE(bx_json_u64_or_null(o, "s", &b, &u, &err), "field \"s\"");
+	REFUSE(bx_json_hash_or_null(o, "bad_h", &b, &h, &err),
+	    "field \"bad_h\"");
+	REFUSE(bx_json_hash_or_null(o, "u", &b, &h, &err), "field \"u\"");
 	REFUSE(bx_json_u64(o, "neg", &u, &err), "field \"neg\"");
 	REFUSE(bx_json_u64(o, "r", &u, &err), "field \"r\"");
 	REFUSE(bx_json_u64(o, "b", &u, &err), "field \"b\"");

@@ -31,6 +31,8 @@ struct fixture {
 
 static struct fixture	fixtures[MAX_FIXTURES];
 static size_t		nfixtures;
+/* How many optional fields test_refusals found absent-as-null. */
+static size_t		nabsent;
 
 static char *
 slurp(const char *path, size_t *ret_len)
@@ -207,8 +209,77 @@ target(json_t *root, const char *outer)
 }
 
 /*
+ * The optional fields (Option<T>): absent decodes as null (baseline.md
+ * section 1). Every other field is required.
+ */
+static bool
+optional_field(const json_t *root, const char *outer, const char *key)
+{
+	static const struct {
+		const char	*kind, *outer, *key;
+	} opt[] = {
+		{ "chat", NULL, "session" },
+		{ "refuse", NULL, "reason" },
+		{ "grants_report", "problems", "line" },
+	};
+	const char *kind = json_string_value(json_object_get(root, "kind"));
+	size_t i;
+
+	for (i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+		if (kind != NULL && strcmp(kind, opt[i].kind) == 0 &&
+		    ((outer == NULL && opt[i].outer == NULL) ||
+		    (outer != NULL && opt[i].outer != NULL &&
+		    strcmp(outer, opt[i].outer) == 0)) &&
+		    strcmp(key, opt[i].key) == 0)
+			return true;
+	return false;
+}
+
+/* Decodes line and encodes it again; fails the test if either fails. */
+static char *
+reencode(const char *what, const char *line)
+{
+	struct bx_error err = { "" };
+	struct bx_msg *m = NULL;
+	size_t len;
+	char *out;
+
+	if (bx_msg_decode(line, strlen(line), &m, &err) == -1)
+		fail_msg("%s: refused: %s\n%s", what, err.msg, line);
+	if (bx_msg_encode(m, &out, &len, &err) == -1)
+		fail_msg("%s: %s", what, err.msg);
+	bx_msg_free(m);
+	return out;
+}
+
+/*
+ * An optional field removed from copy (a fixture) decodes to the same value
+ * as the field set to null: both encode to the same bytes, with null.
+ */
+static void
+absent_is_null(const char *what, json_t *copy, const char *outer,
+    const char *key)
+{
+	char *absent, *null, *a, *n;
+
+	absent = dump(copy);
+	assert_int_equal(json_object_set_new(target(copy, outer), key,
+	    json_null()), 0);
+	null = dump(copy);
+	a = reencode(what, absent);
+	n = reencode(what, null);
+	if (strcmp(a, n) != 0)
+		fail_msg("%s: absent gives\n%snull gives\n%s", what, a, n);
+	free(absent);
+	free(null);
+	free(a);
+	free(n);
+}
+
+/*
  * For one object of a fixture, each key: given a wrong type, then removed;
- * then a stranger key added. Each must be refused naming the key.
+ * then a stranger key added. Each must be refused naming the key, except
+ * that a removed optional field decodes as null.
  */
 static void
 mutate_object(const char *name, json_t *root, const char *outer)
@@ -236,8 +307,14 @@ mutate_object(const char *name, json_t *root, const char *outer)
 
 		copy = json_deep_copy(root);
 		assert_int_equal(json_object_del(target(copy, outer), key), 0);
-		line = dump(copy);
 		snprintf(what, sizeof(what), "%s without %s", name, key);
+		if (optional_field(root, outer, key)) {
+			absent_is_null(what, copy, outer, key);
+			json_decref(copy);
+			nabsent++;
+			continue;
+		}
+		line = dump(copy);
 		snprintf(needle, sizeof(needle), "missing field \"%s\"", key);
 		expect_refused(what, line, strlen(line), needle);
 		free(line);
@@ -300,6 +377,11 @@ test_refusals(void **state)
 	}
 	/* approval_list, grants_report and the three approve_results. */
 	assert_true(nested >= 5);
+	/*
+	 * chat and chat-new-session, refuse and refuse-no-reason, and the
+	 * first GrantProblem of grants_report: every optional field.
+	 */
+	assert_int_equal(nabsent, 5);
 }
 
 static void
