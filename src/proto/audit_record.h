@@ -7,7 +7,9 @@
  * accepted_break) and a DecisionRecord tagged "outcome". Encoding is
  * deterministic (fields in the design's order, every field present, null
  * where absent, no whitespace); decoding is strict (an unknown, duplicate,
- * missing or mistyped key is an error naming the key).
+ * missing or mistyped key is an error naming the key), except that an
+ * optional field (grant, grant_sha256, by, post, reason) may be absent,
+ * which decodes as null (baseline.md section 1).
  *
  * Ownership: the strings of a record are borrowed (const char *). A record
  * the caller builds for encoding points at the caller's strings and needs
