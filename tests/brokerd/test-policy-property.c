@@ -8,8 +8,10 @@
  * that text or any brokerd code. It works from the generator's own records
  * and says, by the design's rules written out the slow and obvious way,
  * what the outcome must be. Calls come in sequences within one session:
- * after each call that runs, the taint becomes the higher of itself and
- * the grant's result_class, and it must never go down.
+ * after each call that runs, the session state is raised by state_raise(),
+ * as the broker does; its taint must be the higher of itself and the
+ * grant's result_class, the untrusted flag must stick, and neither may
+ * ever go down.
  *
  *	BX_PROPERTY_CASES	number of decisions (default 100000)
  *	BX_PROPERTY_SEED	the generator's seed (default fixed, so that
@@ -25,6 +27,7 @@
 #include <cmocka.h>
 
 #include "brokerd/policy.h"
+#include "brokerd/state.h"
 
 #define DEFAULT_CASES	100000
 #define DEFAULT_SEED	0x9e3779b97f4a7c15ULL
@@ -563,6 +566,8 @@ compare(const struct decision *d, const struct expect *e, uint64_t seed,
 	if (e->grant != NULL &&
 	    (int)decision_result_class(d) != e->grant->result_class)
 		report(seed, step, gs, n, args, r, now, "result_class differs");
+	if (e->grant != NULL && decision_untrusted(d) != e->grant->untrusted)
+		report(seed, step, gs, n, args, r, now, "untrusted differs");
 }
 
 static uint64_t
@@ -619,11 +624,12 @@ test_against_oracle(void **state)
 	struct bx_error err;
 	struct grants *set;
 	struct policy_request pr;
+	struct state_value sv, before;
 	struct expect e;
 	struct greq r;
 	char args[512];
 	unsigned order[LEN(ids)], j, k, tmp;
-	int n, i, calls, taint, before;
+	int n, i, calls, taint, want;
 	int64_t now;
 	long step = 0, seen[BX_OUTCOME_MAX][BX_DENY_MAX];
 
@@ -643,11 +649,13 @@ test_against_oracle(void **state)
 			gen_grant(&gs[i], ids[order[i]]);
 		set = load_set(gs, n);
 		/* A session's calls: the taint only ever rises. */
-		taint = (int)pick(3);
+		sv.taint = (enum bx_class)pick(3);
+		sv.untrusted = chance(20);
 		now = NOW0 - 2;
 		calls = 1 + (int)pick(6);
 		for (i = 0; i < calls && (uint64_t)step < cases; i++, step++) {
 			now += pick(3);
+			taint = (int)sv.taint;
 			gen_request(&r, gs, n);
 			r.taint = taint;
 			request_text(&r, args, sizeof(args));
@@ -664,7 +672,7 @@ test_against_oracle(void **state)
 			assert_int_equal(decision_taint(d), taint);
 			seen[e.kind][e.kind == BX_OUTCOME_DENIED ?
 			    e.reason : 0]++;
-			before = taint;
+			before = sv;
 			/* An ask is approved: decided again, as approve does. */
 			if (decision_outcome(d).kind == BX_OUTCOME_ASK) {
 				assert_int_equal(policy_redecide_grants(set, d,
@@ -676,11 +684,18 @@ test_against_oracle(void **state)
 				d = again;
 			}
 			if (decision_outcome(d).kind != BX_OUTCOME_DENIED) {
-				taint = (int)bx_class_max((enum bx_class)taint,
-				    decision_result_class(d));
-				assert_true(taint >= e.grant->result_class);
+				sv = state_raise(sv, decision_result_class(d),
+				    decision_untrusted(d));
+				want = e.grant->result_class > taint ?
+				    e.grant->result_class : taint;
+				if ((int)sv.taint != want || sv.untrusted !=
+				    (before.untrusted || e.grant->untrusted))
+					report(seed, step, gs, n, args, &r, now,
+					    "the state was not raised to the "
+					    "grant's result");
 			}
-			if (taint < before)
+			if (sv.taint < before.taint ||
+			    (before.untrusted && !sv.untrusted))
 				report(seed, step, gs, n, args, &r, now,
 				    "the taint went down");
 			decision_free(d);
