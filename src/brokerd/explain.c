@@ -111,6 +111,53 @@ print_list(FILE *out, const char *label, char *const *list, size_t n)
 	fprintf(out, "]");
 }
 
+/*
+ * Why a grant's constraints do not cover the call, in the terms of the
+ * design's table: the argument that was checked and what it was checked
+ * against.
+ */
+static void
+print_not_covered(FILE *out, const char *sep, const struct tool_args *a,
+    const struct grant *g)
+{
+	size_t i;
+
+	fprintf(out, "%s ", sep);
+	switch (a->ta_tool) {
+	case BX_TOOL_HTTP_FETCH:
+		fprintf(out, "host %s matches none of its ", a->ta_host);
+		print_list(out, "hosts", g->g_hosts, g->g_nhosts);
+		return;
+	case BX_TOOL_SHELL:
+		if (g->g_npaths == 0) {
+			fprintf(out, "it has no paths, so it covers only calls "
+			    "without cwd");
+			return;
+		}
+		if (a->ta_cwd == NULL) {
+			fprintf(out, "the call names no cwd, and it covers only "
+			    "a cwd inside its ");
+			print_list(out, "paths", g->g_paths, g->g_npaths);
+			return;
+		}
+		fprintf(out, "cwd %s is not inside its ", a->ta_cwd);
+		print_list(out, "paths", g->g_paths, g->g_npaths);
+		return;
+	default:
+		for (i = 0; a->ta_tool == BX_TOOL_WRITE_FILE &&
+		    i < g->g_npaths; i++)
+			if (strcmp(g->g_paths[i], a->ta_path) == 0) {
+				fprintf(out, "path %s is its grant path itself, "
+				    "and write_file writes only below one",
+				    a->ta_path);
+				return;
+			}
+		fprintf(out, "path %s is not inside its ", a->ta_path);
+		print_list(out, "paths", g->g_paths, g->g_npaths);
+		return;
+	}
+}
+
 /* "" before the first reason, ";" before each later one. */
 static const char *
 sep(int *n)
@@ -148,13 +195,8 @@ print_candidate(FILE *out, const struct decision *d,
 		fprintf(out, "%s the session's taint %s is above its max_taint "
 		    "%s", sep(&n), bx_class_name(decision_taint(d)),
 		    bx_class_name(g->g_max_taint));
-	if (!c->pc_covered) {
-		fprintf(out, "%s its constraints do not cover the arguments (",
-		    sep(&n));
-		print_list(out, "paths", g->g_paths, g->g_npaths);
-		print_list(out, ", hosts", g->g_hosts, g->g_nhosts);
-		fprintf(out, ")");
-	}
+	if (!c->pc_covered)
+		print_not_covered(out, sep(&n), decision_args(d), g);
 	fprintf(out, "\n");
 }
 

@@ -138,8 +138,8 @@ test_text(void **state)
 	    f->config, "--now", NOW, NULL);
 	assert_int_equal(r.status, 0);
 	contains(r.out, "outcome: denied (grant_expired)\n");
-	contains(r.out, "  notes (auto): ruled out: its constraints do not "
-	    "cover the arguments (paths [/home/kyle/notes], hosts [])\n");
+	contains(r.out, "  notes (auto): ruled out: path /home/kyle/x is not "
+	    "inside its paths [/home/kyle/notes]\n");
 	run_free(&r);
 	r = run("--config", f->config, "shell", "{\"command\":\"ls\"}", NULL);
 	contains(r.out, "outcome: denied (no_grant)\n");
@@ -148,6 +148,45 @@ test_text(void **state)
 	r = run("--config", f->config, "read_file", "{\"path\":\"a\"}", NULL);
 	contains(r.out, "outcome: denied (invalid_arguments)\n");
 	contains(r.out, "arguments: field \"path\": not an absolute path");
+	run_free(&r);
+}
+
+/* Each tool's "not covered" names the argument and what it was held to. */
+static void
+test_not_covered(void **state)
+{
+	struct fixture *f = *state;
+	struct run r;
+
+	fixture_grant(f->grants, "sh", "shell", "auto", "secret", LATER, "");
+	fixture_grant(f->grants, "sh-build", "shell", "auto", "secret", LATER,
+	    "paths = [\"/srv/build\"]");
+	fixture_grant(f->grants, "web", "http_fetch", "auto", "secret", LATER,
+	    "hosts = [\"*.example.com\"]");
+	fixture_grant(f->grants, "drafts", "write_file", "auto", "secret",
+	    LATER, "paths = [\"/srv/drafts\"]");
+	r = run("--config", f->config, "--now", NOW, "shell",
+	    "{\"command\":\"ls\",\"cwd\":\"/tmp\"}", NULL);
+	contains(r.out, "  sh (auto): ruled out: it has no paths, so it covers "
+	    "only calls without cwd\n");
+	contains(r.out, "  sh-build (auto): ruled out: cwd /tmp is not inside "
+	    "its paths [/srv/build]\n");
+	run_free(&r);
+	r = run("--config", f->config, "--now", NOW, "shell",
+	    "{\"command\":\"ls\"}", NULL);
+	contains(r.out, "outcome: allowed\n");
+	contains(r.out, "  sh-build (auto): ruled out: the call names no cwd, "
+	    "and it covers only a cwd inside its paths [/srv/build]\n");
+	run_free(&r);
+	r = run("--config", f->config, "--now", NOW, "http_fetch",
+	    "{\"url\":\"https://example.com/\"}", NULL);
+	contains(r.out, "  web (auto): ruled out: host example.com matches "
+	    "none of its hosts [*.example.com]\n");
+	run_free(&r);
+	r = run("--config", f->config, "--now", NOW, "write_file",
+	    "{\"path\":\"/srv/drafts\",\"content\":\"\"}", NULL);
+	contains(r.out, "  drafts (auto): ruled out: path /srv/drafts is its "
+	    "grant path itself, and write_file writes only below one\n");
 	run_free(&r);
 }
 
@@ -322,6 +361,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_text),
+		T(test_not_covered),
 		T(test_json),
 		T(test_grants_invalid),
 		T(test_usage),
