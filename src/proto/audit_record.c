@@ -280,6 +280,12 @@ bx_audit_record_encode(const struct bx_audit_record *rec, char **ret_line,
 		goto out;
 	}
 	line[--len] = '\0';
+	if (len > BX_AUDIT_LINE_MAX) {
+		free(line);
+		rv = bx_fail(err, "audit record: the line would be longer than "
+		    "%u bytes", BX_AUDIT_LINE_MAX);
+		goto out;
+	}
 	*ret_line = line;
 	*ret_len = len;
 	rv = 0;

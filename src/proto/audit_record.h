@@ -134,7 +134,8 @@ const char	*bx_result_status_name(enum bx_result_status);
  * Encodes rec as one line without the "\n" into a malloc'd, NUL-terminated
  * buffer (*ret_line, *ret_len). Fails if a field is out of its range (an id
  * of the wrong form, a number above BX_AUDIT_U64_MAX, text that is not
- * UTF-8) or on allocation failure.
+ * UTF-8), if the line would be longer than BX_AUDIT_LINE_MAX (the decoder
+ * would refuse it), or on allocation failure.
  */
 int	bx_audit_record_encode(const struct bx_audit_record *rec,
 	    char **ret_line, size_t *ret_len, struct bx_error *err);
@@ -175,5 +176,13 @@ struct bx_audit_summary {
  */
 int	bx_audit_record_scan(const char *line, size_t len,
 	    struct bx_audit_summary *ret, struct bx_error *err);
+
+/*
+ * The fast path alone, for the tests and the fuzzer that prove it accepts
+ * no line the full decoder refuses: 0 if the line is in canonical form and
+ * valid (then *ret is its summary), -1 for any other line, valid or not.
+ */
+int	bx_audit_record_scan_fast(const char *line, size_t len,
+	    struct bx_audit_summary *ret);
 
 #endif

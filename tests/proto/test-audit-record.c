@@ -3,7 +3,9 @@
  * fixtures (tests/fixtures/audit-records/), both ways, and the strict
  * decoder's refusals for every key of every event: unknown, duplicate,
  * missing and mistyped keys each give an error naming the key. The fast
- * scan must agree with the decoder on every line here.
+ * scan must agree with the decoder on every line here, and its fast path
+ * must never take a line the decoder refuses: checked on every one-byte
+ * change of every fixture and at the line length limit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -438,6 +440,189 @@ test_encode_checks(void **state)
 	assert_non_null(strstr(err.msg, "\"file\""));
 }
 
+/* The summary the verifier would get, from the full decoder alone. */
+static void
+summary_of(const struct bx_audit_record *r, struct bx_audit_summary *s)
+{
+	const struct bx_audit_event *e = &r->event;
+
+	memset(s, 0, sizeof(*s));
+	s->seq = r->seq;
+	s->time = r->time;
+	s->prev = r->prev;
+	s->type = e->type;
+	if (e->type == BX_EVENT_DECISION)
+		s->ask = e->decision.outcome.kind == BX_OUTCOME_ASK;
+	else if (e->type == BX_EVENT_APPROVAL)
+		s->decision = e->approval.decision;
+	else if (e->type == BX_EVENT_RESULT)
+		s->decision = e->result.decision;
+	else if (e->type == BX_EVENT_RECOVERY) {
+		s->torn_bytes = e->recovery.torn_bytes;
+		s->torn_sha256 = e->recovery.torn_sha256;
+	} else {
+		snprintf(s->file, sizeof(s->file), "%s", e->accepted_break.file);
+		s->line = e->accepted_break.line;
+		s->last_good = e->accepted_break.last_good;
+	}
+}
+
+static void
+assert_same_summary(const struct bx_audit_summary *a,
+    const struct bx_audit_summary *b)
+{
+	assert_int_equal(a->seq, b->seq);
+	assert_int_equal(a->time, b->time);
+	assert_true(bx_hash_equal(&a->prev, &b->prev));
+	assert_int_equal(a->type, b->type);
+	assert_int_equal(a->ask, b->ask);
+	assert_int_equal(a->decision, b->decision);
+	assert_int_equal(a->torn_bytes, b->torn_bytes);
+	assert_true(bx_hash_equal(&a->torn_sha256, &b->torn_sha256));
+	assert_string_equal(a->file, b->file);
+	assert_int_equal(a->line, b->line);
+	assert_true(bx_hash_equal(&a->last_good, &b->last_good));
+}
+
+/*
+ * The fast path may refuse a valid line (the scan then asks the decoder),
+ * but must never accept one the decoder refuses, and must agree with it on
+ * every summary field. Returns whether the fast path took the line.
+ */
+static bool
+fast_agrees(const char *line, size_t len)
+{
+	struct bx_audit_summary fast, slow, scanned;
+	struct bx_audit_record rec;
+	struct bx_error err;
+	int decoded;
+
+	decoded = bx_audit_record_decode(line, len, &rec, &err);
+	assert_int_equal(bx_audit_record_scan(line, len, &scanned, &err) == 0,
+	    decoded == 0);
+	if (bx_audit_record_scan_fast(line, len, &fast) == -1) {
+		if (decoded == 0)
+			bx_audit_record_clear(&rec);
+		return false;
+	}
+	if (decoded != 0)
+		fail_msg("the fast path took a line the decoder refuses "
+		    "(%s):\n%.*s", err.msg, (int)len, line);
+	summary_of(&rec, &slow);
+	assert_same_summary(&fast, &slow);
+	assert_same_summary(&scanned, &slow);
+	bx_audit_record_clear(&rec);
+	return true;
+}
+
+/* Every fixture is canonical: the fast path takes it, and agrees. */
+static void
+test_fast_path_takes_fixtures(void **state)
+{
+	char *line;
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < NFIXTURES; i++) {
+		line = read_fixture(fixtures[i], &len);
+		if (!fast_agrees(line, len))
+			fail_msg("%s: not taken by the fast path", fixtures[i]);
+		free(line);
+	}
+}
+
+/*
+ * Each fixture with every byte replaced by each of a set of bytes chosen
+ * to hit the fast path's decisions (quotes, escapes, digits, hex case,
+ * structure, controls, UTF-8 lead and continuation bytes), with every byte
+ * deleted, and with each of those bytes inserted everywhere.
+ */
+static void
+test_fast_path_agrees_with_decoder(void **state)
+{
+	static const char subst[] = "\"\\0019aAfFgnu,:{}[] -.eE\x01\x1f"
+	    "\x7f\x80\xbf\xc3\xe2\xed\xf0\xf4\xff";
+	char *line, *m;
+	size_t i, j, k, len, taken = 0, refused = 0;
+
+	(void)state;
+	for (i = 0; i < NFIXTURES; i++) {
+		line = read_fixture(fixtures[i], &len);
+		m = malloc(len + 2);
+		assert_non_null(m);
+		for (j = 0; j < len; j++) {
+			for (k = 0; k < sizeof(subst) - 1; k++) {
+				if (line[j] == subst[k])
+					continue;
+				memcpy(m, line, len);
+				m[j] = subst[k];
+				fast_agrees(m, len) ? taken++ : refused++;
+				/* Inserted before byte j. */
+				memcpy(m, line, j);
+				m[j] = subst[k];
+				memcpy(m + j + 1, line + j, len - j);
+				fast_agrees(m, len + 1) ? taken++ : refused++;
+			}
+			memcpy(m, line, j);
+			memcpy(m + j, line + j + 1, len - j - 1);
+			fast_agrees(m, len - 1) ? taken++ : refused++;
+		}
+		free(m);
+		free(line);
+	}
+	/* Both sides of the fast path were exercised. */
+	assert_true(taken > 1000);
+	assert_true(refused > 1000);
+}
+
+/*
+ * A line longer than BX_AUDIT_LINE_MAX is not a record, for the fast path
+ * as for the decoder, even in canonical form; the encoder will not make one.
+ */
+static void
+test_line_limit(void **state)
+{
+	struct bx_audit_record rec = { 0 };
+	struct bx_audit_summary s;
+	struct bx_error err;
+	const char *at;
+	char *line, *big, *args;
+	size_t len, n = BX_AUDIT_LINE_MAX, pre;
+
+	(void)state;
+	args = malloc(n + 1);
+	assert_non_null(args);
+	memset(args, 'a', n);
+	args[n] = '\0';
+	rec.time = 1758189600000;
+	rec.event.type = BX_EVENT_DECISION;
+	rec.event.decision.session = "s-1";
+	rec.event.decision.call = "c1";
+	rec.event.decision.tool = "shell";
+	rec.event.decision.arguments = args;
+	assert_int_equal(bx_audit_record_encode(&rec, &line, &len, &err), -1);
+	assert_non_null(strstr(err.msg, "longer than"));
+	args[n - 4096] = '\0';
+	assert_int_equal(bx_audit_record_encode(&rec, &line, &len, &err), 0);
+	assert_true(len <= BX_AUDIT_LINE_MAX);
+	assert_true(fast_agrees(line, len));
+	/* The same canonical line with its arguments grown past the limit. */
+	at = strstr(line, "\"arguments\":\"") + 13;
+	pre = (size_t)(at - line);
+	big = malloc(len + 8192);
+	assert_non_null(big);
+	memcpy(big, line, pre);
+	memset(big + pre, 'a', 8192);
+	memcpy(big + pre + 8192, at, len - pre);
+	assert_int_equal(bx_audit_record_scan_fast(big, len + 8192, &s), -1);
+	assert_int_equal(bx_audit_record_scan(big, len + 8192, &s, &err), -1);
+	assert_non_null(strstr(err.msg, "longer than"));
+	assert_false(fast_agrees(big, len + 8192));
+	free(big);
+	free(line);
+	free(args);
+}
+
 int
 main(void)
 {
@@ -447,6 +632,9 @@ main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_encode_checks),
+		cmocka_unit_test(test_fast_path_takes_fixtures),
+		cmocka_unit_test(test_fast_path_agrees_with_decoder),
+		cmocka_unit_test(test_line_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
