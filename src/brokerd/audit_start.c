@@ -171,6 +171,37 @@ accept_break(struct audit *a, const struct bx_chain_report *r,
 
 static const struct bx_hash zero_hash;
 
+/*
+ * Creates audit/ (0700) if it is missing, and then syncs the home that
+ * holds it, as for a new daily file: without that its name may not survive
+ * a crash, and neither would the first file in it.
+ */
+static int
+make_dir(struct audit *a, const char *home, struct bx_error *err)
+{
+	int fd, rc;
+
+	if (mkdir(a->a_dir, 0700) == 0) {
+		if ((fd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+			return bx_fail(err, "audit: cannot open %s: %s; see "
+			    "docs/runbook.md#audit-unavailable", home,
+			    strerror(errno));
+		rc = a->a_io->fsync(a->a_io->ctx, fd);
+		close(fd);
+		if (rc == -1)
+			return bx_fail(err, "audit: cannot sync %s after "
+			    "creating %s: %s; see "
+			    "docs/runbook.md#audit-unavailable", home,
+			    a->a_dir, strerror(errno));
+		return 0;
+	}
+	if (errno != EEXIST)
+		return bx_fail(err, "audit: cannot create %s: %s; see "
+		    "docs/runbook.md#audit-unavailable", a->a_dir,
+		    strerror(errno));
+	return 0;
+}
+
 /* Steps 2 to 5 on a directory with at least one file. */
 static int
 check_files(struct audit *a, char **names, size_t n, bool accept,
@@ -258,12 +289,8 @@ audit_open(const struct audit_config *cfg, struct audit **ret,
 	a->a_clock = cfg->clock != NULL ? cfg->clock : &audit_clock_system;
 	a->a_io = cfg->io != NULL ? cfg->io : &audit_io_system;
 	snprintf(a->a_dir, sizeof(a->a_dir), "%s/audit", cfg->home);
-	if (mkdir(a->a_dir, 0700) == -1 && errno != EEXIST) {
-		rv = bx_fail(err, "audit: cannot create %s: %s; see "
-		    "docs/runbook.md#audit-unavailable", a->a_dir,
-		    strerror(errno));
+	if ((rv = make_dir(a, cfg->home, err)) != 0)
 		goto fail;
-	}
 	a->a_dirfd = open(a->a_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (a->a_dirfd == -1) {
 		rv = bx_fail(err, "audit: cannot open %s: %s; see "

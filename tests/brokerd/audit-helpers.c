@@ -70,7 +70,14 @@ io_fdatasync(void *ctx, int fd)
 static int
 io_fsync(void *ctx, int fd)
 {
-	((struct th_io *)ctx)->fsyncs++;
+	struct th_io *t = ctx;
+	struct stat st;
+
+	t->fsyncs++;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		t->dir_fsyncs++;
+		t->writes_at_dir_fsync = t->writes;
+	}
 	return fsync(fd);
 }
 

@@ -25,6 +25,8 @@ struct th_clock {
 struct th_io {
 	struct audit_io	io;
 	int		writes, fdatasyncs, fsyncs, fallocates;
+	int		dir_fsyncs;	/* fsyncs of a directory */
+	int		writes_at_dir_fsync;	/* writes before the last one */
 	int		fail_write;	/* errno for the next write, 0: none */
 	size_t		short_write;	/* write only this many bytes next */
 	bool		short_pending;

@@ -157,6 +157,9 @@ test_sync_counts(void **state)
 
 	open_ok(e);
 	assert_int_equal(e->io.fdatasyncs, 0);
+	/* audit/ was created: the home that holds it was synced. */
+	assert_int_equal(e->io.fsyncs, 1);
+	assert_int_equal(e->io.dir_fsyncs, 1);
 	/*
 	 * One appender at a time: no sync is out when a record is written, so
 	 * each append must start and wait for a sync of its own before it
@@ -167,13 +170,20 @@ test_sync_counts(void **state)
 		assert_int_equal(e->io.fdatasyncs, i + 1);
 		assert_int_equal(e->io.writes, i + 1);
 	}
-	/* The first record created its file: fsync of the file and dir. */
-	assert_int_equal(e->io.fsyncs, 2);
+	/*
+	 * The first record created its file: fsync of the file and of the
+	 * directory, before the record was written.
+	 */
+	assert_int_equal(e->io.fsyncs, 3);
+	assert_int_equal(e->io.dir_fsyncs, 2);
+	assert_int_equal(e->io.writes_at_dir_fsync, 0);
 	e->clock.now = DAY2_EARLY;
 	append_ok(e);
 	assert_int_equal(e->io.fdatasyncs, 11);
 	/* Rollover: a final fsync of day 1, then the new file and the dir. */
-	assert_int_equal(e->io.fsyncs, 5);
+	assert_int_equal(e->io.fsyncs, 6);
+	assert_int_equal(e->io.dir_fsyncs, 3);
+	assert_int_equal(e->io.writes_at_dir_fsync, 10);
 	/* Space is reserved once, not per record. */
 	assert_int_equal(e->io.fallocates, 2);
 }
