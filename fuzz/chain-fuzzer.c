@@ -63,33 +63,6 @@ same_summary(const struct bx_audit_summary *a, const struct bx_audit_summary *b)
 	}
 }
 
-/* The summary the verifier would get, from the full decoder alone. */
-static void
-summary_of(const struct bx_audit_record *r, struct bx_audit_summary *s)
-{
-	const struct bx_audit_event *e = &r->event;
-
-	memset(s, 0, sizeof(*s));
-	s->seq = r->seq;
-	s->time = r->time;
-	s->prev = r->prev;
-	s->type = e->type;
-	if (e->type == BX_EVENT_DECISION)
-		s->ask = e->decision.outcome.kind == BX_OUTCOME_ASK;
-	else if (e->type == BX_EVENT_APPROVAL)
-		s->decision = e->approval.decision;
-	else if (e->type == BX_EVENT_RESULT)
-		s->decision = e->result.decision;
-	else if (e->type == BX_EVENT_RECOVERY) {
-		s->torn_bytes = e->recovery.torn_bytes;
-		s->torn_sha256 = e->recovery.torn_sha256;
-	} else {
-		strcpy(s->file, e->accepted_break.file);
-		s->line = e->accepted_break.line;
-		s->last_good = e->accepted_break.last_good;
-	}
-}
-
 static void
 check_line(const char *line, size_t len)
 {
@@ -108,7 +81,7 @@ check_line(const char *line, size_t len)
 		check(decoded == 0);
 	if (decoded == -1)
 		return;
-	summary_of(&rec, &slow);
+	bx_audit_record_summarize(&rec, &slow);
 	same_summary(&fast, &slow);
 	check(bx_audit_record_encode(&rec, &out, &olen, &err) == 0);
 	check(bx_audit_record_decode(out, olen, &again, &err) == 0);

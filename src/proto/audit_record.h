@@ -177,6 +177,10 @@ struct bx_audit_summary {
 int	bx_audit_record_scan(const char *line, size_t len,
 	    struct bx_audit_summary *ret, struct bx_error *err);
 
+/* The summary of a decoded record: what the scan gives for its line. */
+void	bx_audit_record_summarize(const struct bx_audit_record *rec,
+	    struct bx_audit_summary *ret);
+
 /*
  * The fast path alone, for the tests and the fuzzer that prove it accepts
  * no line the full decoder refuses: 0 if the line is in canonical form and

@@ -6,6 +6,7 @@
  * or anything the fast path is unsure of, goes to the full decoder, so the
  * scan accepts exactly the lines bx_audit_record_decode accepts.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "proto/audit_record.h"
@@ -374,11 +375,13 @@ fast(const char *line, size_t len, struct bx_audit_summary *s)
 	    LIT(&c, "}}") && c.p == c.end;
 }
 
-static void
-summarize(const struct bx_audit_record *rec, struct bx_audit_summary *s)
+void
+bx_audit_record_summarize(const struct bx_audit_record *rec,
+    struct bx_audit_summary *s)
 {
 	const struct bx_audit_event *e = &rec->event;
 
+	memset(s, 0, sizeof(*s));
 	s->seq = rec->seq;
 	s->time = rec->time;
 	s->prev = rec->prev;
@@ -398,7 +401,8 @@ summarize(const struct bx_audit_record *rec, struct bx_audit_summary *s)
 		s->torn_sha256 = e->recovery.torn_sha256;
 		break;
 	default:
-		strcpy(s->file, e->accepted_break.file);
+		snprintf(s->file, sizeof(s->file), "%s",
+		    e->accepted_break.file);
 		s->line = e->accepted_break.line;
 		s->last_good = e->accepted_break.last_good;
 		break;
@@ -430,10 +434,9 @@ bx_audit_record_scan(const char *line, size_t len,
 
 	if (bx_audit_record_scan_fast(line, len, ret) == 0)
 		return 0;
-	memset(&s, 0, sizeof(s));
 	if (bx_audit_record_decode(line, len, &rec, err) == -1)
 		return -1;
-	summarize(&rec, &s);
+	bx_audit_record_summarize(&rec, &s);
 	bx_audit_record_clear(&rec);
 	*ret = s;
 	return 0;

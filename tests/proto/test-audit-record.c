@@ -440,33 +440,6 @@ test_encode_checks(void **state)
 	assert_non_null(strstr(err.msg, "\"file\""));
 }
 
-/* The summary the verifier would get, from the full decoder alone. */
-static void
-summary_of(const struct bx_audit_record *r, struct bx_audit_summary *s)
-{
-	const struct bx_audit_event *e = &r->event;
-
-	memset(s, 0, sizeof(*s));
-	s->seq = r->seq;
-	s->time = r->time;
-	s->prev = r->prev;
-	s->type = e->type;
-	if (e->type == BX_EVENT_DECISION)
-		s->ask = e->decision.outcome.kind == BX_OUTCOME_ASK;
-	else if (e->type == BX_EVENT_APPROVAL)
-		s->decision = e->approval.decision;
-	else if (e->type == BX_EVENT_RESULT)
-		s->decision = e->result.decision;
-	else if (e->type == BX_EVENT_RECOVERY) {
-		s->torn_bytes = e->recovery.torn_bytes;
-		s->torn_sha256 = e->recovery.torn_sha256;
-	} else {
-		snprintf(s->file, sizeof(s->file), "%s", e->accepted_break.file);
-		s->line = e->accepted_break.line;
-		s->last_good = e->accepted_break.last_good;
-	}
-}
-
 static void
 assert_same_summary(const struct bx_audit_summary *a,
     const struct bx_audit_summary *b)
@@ -508,7 +481,7 @@ fast_agrees(const char *line, size_t len)
 	if (decoded != 0)
 		fail_msg("the fast path took a line the decoder refuses "
 		    "(%s):\n%.*s", err.msg, (int)len, line);
-	summary_of(&rec, &slow);
+	bx_audit_record_summarize(&rec, &slow);
 	assert_same_summary(&fast, &slow);
 	assert_same_summary(&scanned, &slow);
 	bx_audit_record_clear(&rec);
