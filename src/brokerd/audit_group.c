@@ -178,6 +178,11 @@ audit_append(struct audit *a, const struct bx_audit_event *ev,
 	w.w_state = WAITER_PENDING;
 	w.w_err = err;
 	w.w_next = a->a_waiters;
+	/*
+	 * w lives on this stack while it is listed: settle() unlinks it
+	 * before it changes w_state, and the loop below waits for that.
+	 */
+	/* cppcheck-suppress autoVariables */
 	a->a_waiters = &w;
 	while (w.w_state == WAITER_PENDING) {
 		if (!a->a_syncing)

@@ -659,6 +659,62 @@ test_resume(void **state)
 	log_free(&l);
 }
 
+/*
+ * What a hash chain cannot see by itself (shared/notes/audit-durability.md,
+ * the tamper matrix): the last line deleted, the newest file deleted, the
+ * whole log rewritten from genesis. Each verifies; only the head and the
+ * record count, which bxctl audit verify prints, differ from what the owner
+ * saw before, so catching these needs that anchor kept elsewhere
+ * (docs/decisions.md, "What the chain cannot see").
+ */
+static void
+test_needs_an_anchor(void **state)
+{
+	struct bx_chain_report *full, *r;
+	struct log l, forged;
+	int first_of_newest;
+
+	(void)state;
+	log_init(&l);
+	push_decisions(&l, 3);
+	next_file(&l);
+	first_of_newest = l.n;
+	push_decisions(&l, 3);
+	full = run(&l);
+	assert_ok(full);
+	assert_int_equal(full->records, 6);
+
+	/* The last line deleted. */
+	r = run_on(bx_chain_new(), &l, l.n - 1);
+	assert_ok(r);
+	assert_int_equal(r->records, 5);
+	assert_false(bx_hash_equal(&r->head, &full->head));
+	bx_chain_report_free(r);
+
+	/* The newest file deleted. */
+	r = run_on(bx_chain_new(), &l, first_of_newest);
+	assert_ok(r);
+	assert_int_equal(r->records, 3);
+	assert_false(bx_hash_equal(&r->head, &full->head));
+	bx_chain_report_free(r);
+
+	/* Rewritten from genesis: other records, the same count. */
+	log_init(&forged);
+	push_decisions(&forged, 2);
+	push_decision(&forged, true);
+	next_file(&forged);
+	push_decisions(&forged, 3);
+	r = run(&forged);
+	assert_ok(r);
+	assert_int_equal(r->records, 6);
+	assert_false(bx_hash_equal(&r->head, &full->head));
+	bx_chain_report_free(r);
+	log_free(&forged);
+
+	bx_chain_report_free(full);
+	log_free(&l);
+}
+
 int
 main(void)
 {
@@ -673,6 +729,7 @@ main(void)
 		cmocka_unit_test(test_wrong_breaks),
 		cmocka_unit_test(test_abandoned_and_clock),
 		cmocka_unit_test(test_resume),
+		cmocka_unit_test(test_needs_an_anchor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
