@@ -86,7 +86,7 @@ next_record(struct gen *g, unsigned i)
 	snprintf(g->call, sizeof(g->call), "call_%u", i / 3);
 	switch (i % 3) {
 	case 0:
-		ev.type = BX_EVENT_DECISION;
+		ev.type = BX_AUDIT_DECISION;
 		ev.decision.session = "chat-1758189600000";
 		ev.decision.call = g->call;
 		ev.decision.tool = "read_file";
@@ -104,7 +104,7 @@ next_record(struct gen *g, unsigned i)
 		break;
 	case 1:
 		if (g->asked) {
-			ev.type = BX_EVENT_APPROVAL;
+			ev.type = BX_AUDIT_APPROVAL;
 			ev.approval.session = "chat-1758189600000";
 			ev.approval.call = g->call;
 			ev.approval.decision = g->ask;
@@ -116,11 +116,11 @@ next_record(struct gen *g, unsigned i)
 		}
 		/* FALLTHROUGH */
 	default:
-		ev.type = BX_EVENT_RESULT;
+		ev.type = BX_AUDIT_RESULT;
 		ev.result.session = "chat-1758189600000";
 		ev.result.call = g->call;
 		ev.result.decision = g->seq - 1;
-		ev.result.status = BX_STATUS_RESULT;
+		ev.result.status = BX_RESULT_STATUS_RESULT;
 		ev.result.class = BX_CLASS_PRIVATE;
 		ev.result.bytes = 4096 + i % 1000;
 		ev.result.sha256 = g->prev;

@@ -45,14 +45,14 @@ same_summary(const struct bx_audit_summary *a, const struct bx_audit_summary *b)
 	check(a->seq == b->seq && a->time == b->time &&
 	    bx_hash_equal(&a->prev, &b->prev) && a->type == b->type);
 	switch (a->type) {
-	case BX_EVENT_DECISION:
+	case BX_AUDIT_DECISION:
 		check(a->ask == b->ask);
 		break;
-	case BX_EVENT_APPROVAL:
-	case BX_EVENT_RESULT:
+	case BX_AUDIT_APPROVAL:
+	case BX_AUDIT_RESULT:
 		check(a->decision == b->decision);
 		break;
-	case BX_EVENT_RECOVERY:
+	case BX_AUDIT_RECOVERY:
 		check(a->torn_bytes == b->torn_bytes &&
 		    bx_hash_equal(&a->torn_sha256, &b->torn_sha256));
 		break;

@@ -224,7 +224,7 @@ put_record(struct audit *a, uint64_t seq, int64_t time,
 	memcpy(buf + n, line, len);
 	n += len;
 	buf[n++] = '\n';
-	if (write_line(a, buf, n, ev->type < BX_EVENT_RECOVERY, sync,
+	if (write_line(a, buf, n, ev->type < BX_AUDIT_RECOVERY, sync,
 	    err) == -1)
 		goto out;
 	a->a_good += (off_t)n;
@@ -299,7 +299,7 @@ static int
 recover_line(struct audit *a, const char *buf, size_t len, off_t size,
     struct bx_error *err)
 {
-	struct bx_audit_event ev = { .type = BX_EVENT_RECOVERY };
+	struct bx_audit_event ev = { .type = BX_AUDIT_RECOVERY };
 	bool newline = len > 0 && buf[len - 1] == '\n';
 	off_t good = a->a_good;
 
@@ -324,7 +324,7 @@ static int
 adopt_lines(struct audit *a, const char *buf, size_t len, off_t size,
     struct bx_error *err)
 {
-	struct bx_audit_event ev = { .type = BX_EVENT_RECOVERY };
+	struct bx_audit_event ev = { .type = BX_AUDIT_RECOVERY };
 	struct bx_chain_report *r;
 	struct bx_chain *c;
 	off_t good = a->a_good;

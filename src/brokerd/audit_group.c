@@ -160,7 +160,7 @@ audit_append(struct audit *a, const struct bx_audit_event *ev,
 	int64_t now = 0;
 	int rv = -1;
 
-	if (ev->type >= BX_EVENT_RECOVERY)
+	if (ev->type >= BX_AUDIT_RECOVERY)
 		return bx_fail(err, "audit: only the audit writer writes "
 		    "Recovery and AcceptedBreak records");
 	pthread_mutex_lock(&a->a_mu);

@@ -129,7 +129,7 @@ static int
 recover_torn(struct audit *a, const struct bx_chain_report *r,
     struct bx_error *err)
 {
-	struct bx_audit_event ev = { .type = BX_EVENT_RECOVERY };
+	struct bx_audit_event ev = { .type = BX_AUDIT_RECOVERY };
 
 	ev.recovery.torn_bytes = r->torn_bytes;
 	ev.recovery.torn_sha256 = r->torn_sha256;
@@ -150,7 +150,7 @@ static int
 accept_break(struct audit *a, const struct bx_chain_report *r,
     struct bx_error *err)
 {
-	struct bx_audit_event ev = { .type = BX_EVENT_ACCEPTED_BREAK };
+	struct bx_audit_event ev = { .type = BX_AUDIT_ACCEPTED_BREAK };
 	char hex[BX_HASH_HEX_LEN + 1];
 
 	ev.accepted_break.file = r->failure.at.file;

@@ -185,7 +185,7 @@ record_decision(struct call *c)
 	const struct decision *d = c->c_d;
 
 	memset(&ev, 0, sizeof(ev));
-	ev.type = BX_EVENT_DECISION;
+	ev.type = BX_AUDIT_DECISION;
 	e->session = c->c_req->session;
 	e->call = c->c_req->call;
 	e->tool = c->c_req->tool;
@@ -215,7 +215,7 @@ record_approval(struct call *c, enum bx_answer answer, const char *reason,
 	uint64_t seq;
 
 	memset(&ev, 0, sizeof(ev));
-	ev.type = BX_EVENT_APPROVAL;
+	ev.type = BX_AUDIT_APPROVAL;
 	e->session = c->c_req->session;
 	e->call = c->c_req->call;
 	e->decision = c->c_seq;
@@ -241,11 +241,11 @@ record_result(struct call *c, const struct decision *d, bool failed,
 	uint64_t seq;
 
 	memset(&ev, 0, sizeof(ev));
-	ev.type = BX_EVENT_RESULT;
+	ev.type = BX_AUDIT_RESULT;
 	e->session = c->c_req->session;
 	e->call = c->c_req->call;
 	e->decision = c->c_seq;
-	e->status = failed ? BX_STATUS_FAILED : BX_STATUS_RESULT;
+	e->status = failed ? BX_RESULT_STATUS_FAILED : BX_RESULT_STATUS_RESULT;
 	if (rr->rr_status != RUN_UNAVAILABLE) {
 		e->class = decision_result_class(d);
 		e->untrusted = decision_untrusted(d);

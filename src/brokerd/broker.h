@@ -34,25 +34,7 @@
 #include "brokerd/runner.h"
 #include "brokerd/state.h"
 #include "proto/error.h"
-
-/*
- * proto/message.h and proto/audit_record.h both define the enumerators
- * BX_STATUS_RESULT, BX_STATUS_FAILED, BX_STATUS_MAX and BX_EVENT_MAX, so no
- * file could include both. Until one of them is renamed, message.h's are
- * included under BX_WIRE_ names here (the audit record's keep theirs); a
- * file that needs both includes this header before either.
- */
-#ifndef BX_MESSAGE_H
-#define BX_STATUS_RESULT	BX_WIRE_STATUS_RESULT
-#define BX_STATUS_FAILED	BX_WIRE_STATUS_FAILED
-#define BX_STATUS_MAX		BX_WIRE_STATUS_MAX
-#define BX_EVENT_MAX		BX_WIRE_EVENT_MAX
 #include "proto/message.h"
-#undef BX_STATUS_RESULT
-#undef BX_STATUS_FAILED
-#undef BX_STATUS_MAX
-#undef BX_EVENT_MAX
-#endif
 
 /* The answer when the run happened but could not be recorded. */
 #define BROKER_UNRECORDED	"the result could not be recorded"

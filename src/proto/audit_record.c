@@ -13,7 +13,7 @@
 #include "proto/audit_record.h"
 #include "proto/json.h"
 
-static const char *type_names[BX_EVENT_MAX] = {
+static const char *type_names[BX_AUDIT_EVENT_MAX] = {
 	"decision", "approval", "result", "recovery", "accepted_break",
 };
 
@@ -21,7 +21,7 @@ static const char *answer_names[BX_ANSWER_MAX] = {
 	"approved", "refused", "expired",
 };
 
-static const char *status_names[BX_STATUS_MAX] = {
+static const char *status_names[BX_RESULT_STATUS_MAX] = {
 	"result", "failed",
 };
 
@@ -58,7 +58,7 @@ static const char *const break_fields[] = {
 	"type", "file", "line", "last_good", NULL,
 };
 
-static const char *const *const event_fields[BX_EVENT_MAX] = {
+static const char *const *const event_fields[BX_AUDIT_EVENT_MAX] = {
 	decision_fields, approval_fields, result_fields, recovery_fields,
 	break_fields,
 };
@@ -66,7 +66,7 @@ static const char *const *const event_fields[BX_EVENT_MAX] = {
 const char *
 bx_event_type_name(enum bx_event_type t)
 {
-	return t < BX_EVENT_MAX ? type_names[t] : "?";
+	return t < BX_AUDIT_EVENT_MAX ? type_names[t] : "?";
 }
 
 const char *
@@ -78,7 +78,7 @@ bx_answer_name(enum bx_answer a)
 const char *
 bx_result_status_name(enum bx_result_status s)
 {
-	return s < BX_STATUS_MAX ? status_names[s] : "?";
+	return s < BX_RESULT_STATUS_MAX ? status_names[s] : "?";
 }
 
 static int
@@ -198,7 +198,7 @@ encode_approval(json_t *ev, const struct bx_ev_approval *a,
 static int
 encode_result(json_t *ev, const struct bx_ev_result *r, struct bx_error *err)
 {
-	if (r->status >= BX_STATUS_MAX)
+	if (r->status >= BX_RESULT_STATUS_MAX)
 		return bx_fail(err, "audit record: \"status\" is not one of "
 		    "result, failed");
 	if (put_id(ev, "session", r->session, bx_session_id_check, err) ||
@@ -221,18 +221,18 @@ encode_event(json_t *ev, const struct bx_audit_event *e, struct bx_error *err)
 {
 	const struct bx_ev_accepted_break *b = &e->accepted_break;
 
-	if (e->type >= BX_EVENT_MAX)
+	if (e->type >= BX_AUDIT_EVENT_MAX)
 		return bx_fail(err, "audit record: unknown event type");
 	if (put(ev, "type", json_string(type_names[e->type]), err))
 		return -1;
 	switch (e->type) {
-	case BX_EVENT_DECISION:
+	case BX_AUDIT_DECISION:
 		return encode_decision(ev, &e->decision, err);
-	case BX_EVENT_APPROVAL:
+	case BX_AUDIT_APPROVAL:
 		return encode_approval(ev, &e->approval, err);
-	case BX_EVENT_RESULT:
+	case BX_AUDIT_RESULT:
 		return encode_result(ev, &e->result, err);
-	case BX_EVENT_RECOVERY:
+	case BX_AUDIT_RECOVERY:
 		if (put(ev, "torn_bytes", bx_json_u64_new(e->recovery.torn_bytes),
 		    err) ||
 		    put(ev, "torn_sha256",
@@ -396,7 +396,8 @@ decode_result(const json_t *ev, struct bx_ev_result *x, struct decoding *d)
 	if (get_id(ev, "session", bx_session_id_check, &x->session, d) ||
 	    get_id(ev, "call", bx_call_id_check, &x->call, d) ||
 	    bx_json_u64(ev, "decision", &x->decision, d->err) ||
-	    get_name(ev, "status", status_names, BX_STATUS_MAX, &status, d) ||
+	    get_name(ev, "status", status_names, BX_RESULT_STATUS_MAX, &status,
+	    d) ||
 	    bx_json_class(ev, "class", &x->class, d->err) ||
 	    bx_json_bool(ev, "untrusted", &x->untrusted, d->err) ||
 	    bx_json_bool(ev, "truncated", &x->truncated, d->err) ||
@@ -426,13 +427,13 @@ static int
 decode_fields(const json_t *ev, struct bx_audit_event *x, struct decoding *d)
 {
 	switch (x->type) {
-	case BX_EVENT_DECISION:
+	case BX_AUDIT_DECISION:
 		return decode_decision(ev, &x->decision, d);
-	case BX_EVENT_APPROVAL:
+	case BX_AUDIT_APPROVAL:
 		return decode_approval(ev, &x->approval, d);
-	case BX_EVENT_RESULT:
+	case BX_AUDIT_RESULT:
 		return decode_result(ev, &x->result, d);
-	case BX_EVENT_RECOVERY:
+	case BX_AUDIT_RECOVERY:
 		if (bx_json_u64(ev, "torn_bytes", &x->recovery.torn_bytes,
 		    d->err) ||
 		    bx_json_hash(ev, "torn_sha256", &x->recovery.torn_sha256,
@@ -453,7 +454,8 @@ decode_event(const json_t *rec, struct bx_audit_event *x, struct decoding *d)
 
 	if (bx_json_object(rec, "event", &ev, d->err) == -1)
 		return -1;
-	if (get_name(ev, "type", type_names, BX_EVENT_MAX, &type, d) == -1)
+	if (get_name(ev, "type", type_names, BX_AUDIT_EVENT_MAX, &type,
+	    d) == -1)
 		goto fail;
 	x->type = (enum bx_event_type)type;
 	if (bx_json_check_fields(ev, event_fields[type], d->err) == -1 ||

@@ -333,24 +333,24 @@ static bool
 event(struct cursor *c, struct bx_audit_summary *s)
 {
 	if (LIT(c, "\"decision\"")) {
-		s->type = BX_EVENT_DECISION;
+		s->type = BX_AUDIT_DECISION;
 		return decision(c, s);
 	}
 	if (LIT(c, "\"result\"")) {
-		s->type = BX_EVENT_RESULT;
+		s->type = BX_AUDIT_RESULT;
 		return result(c, s);
 	}
 	if (LIT(c, "\"approval\"")) {
-		s->type = BX_EVENT_APPROVAL;
+		s->type = BX_AUDIT_APPROVAL;
 		return approval(c, s);
 	}
 	if (LIT(c, "\"recovery\"")) {
-		s->type = BX_EVENT_RECOVERY;
+		s->type = BX_AUDIT_RECOVERY;
 		return LIT(c, ",\"torn_bytes\":") && u64(c, &s->torn_bytes) &&
 		    LIT(c, ",\"torn_sha256\":") && hash(c, &s->torn_sha256);
 	}
 	if (LIT(c, "\"accepted_break\"")) {
-		s->type = BX_EVENT_ACCEPTED_BREAK;
+		s->type = BX_AUDIT_ACCEPTED_BREAK;
 		return accepted_break(c, s);
 	}
 	return false;
@@ -387,16 +387,16 @@ bx_audit_record_summarize(const struct bx_audit_record *rec,
 	s->prev = rec->prev;
 	s->type = e->type;
 	switch (e->type) {
-	case BX_EVENT_DECISION:
+	case BX_AUDIT_DECISION:
 		s->ask = e->decision.outcome.kind == BX_OUTCOME_ASK;
 		break;
-	case BX_EVENT_APPROVAL:
+	case BX_AUDIT_APPROVAL:
 		s->decision = e->approval.decision;
 		break;
-	case BX_EVENT_RESULT:
+	case BX_AUDIT_RESULT:
 		s->decision = e->result.decision;
 		break;
-	case BX_EVENT_RECOVERY:
+	case BX_AUDIT_RECOVERY:
 		s->torn_bytes = e->recovery.torn_bytes;
 		s->torn_sha256 = e->recovery.torn_sha256;
 		break;

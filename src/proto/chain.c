@@ -256,9 +256,9 @@ commit(struct bx_chain *c, const struct held *h)
 		push_location(c, &c->clock, &c->nclock, &c->capclock, &h->at);
 	c->has_time = true;
 	c->last_time = s->time;
-	if (s->type == BX_EVENT_DECISION && s->ask)
+	if (s->type == BX_AUDIT_DECISION && s->ask)
 		asks_add(c, s->seq);
-	else if (s->type == BX_EVENT_APPROVAL)
+	else if (s->type == BX_AUDIT_APPROVAL)
 		asks_remove(&c->asks, s->decision);
 }
 
@@ -267,7 +267,7 @@ static bool
 recovers(const struct bx_chain *c, const struct held *h,
     const struct bx_audit_summary *rec)
 {
-	return rec->type == BX_EVENT_RECOVERY && h->has_newline &&
+	return rec->type == BX_AUDIT_RECOVERY && h->has_newline &&
 	    !h->file_after && rec->torn_bytes == h->len &&
 	    bx_hash_equal(&rec->torn_sha256, &h->hash) &&
 	    bx_hash_equal(&rec->prev, c->has_head ? &c->head : &zero_hash) &&
@@ -280,7 +280,7 @@ accepts(const struct bx_chain *c, const struct held *h)
 {
 	const struct bx_audit_summary *s = &h->sum;
 
-	return h->parsed && s->type == BX_EVENT_ACCEPTED_BREAK &&
+	return h->parsed && s->type == BX_AUDIT_ACCEPTED_BREAK &&
 	    h->has_newline && strcmp(s->file, c->failure.at.file) == 0 &&
 	    s->line == c->failure.at.line &&
 	    bx_hash_equal(&s->last_good, &c->fail_last_good) &&
@@ -353,7 +353,7 @@ check(struct bx_chain *c, struct held *h, bool first_in_file)
 		after = "the file does not chain from the last line of the "
 		    "file before it: ";
 	}
-	if (s->type == BX_EVENT_ACCEPTED_BREAK) {
+	if (s->type == BX_AUDIT_ACCEPTED_BREAK) {
 		snprintf(h->what, sizeof(h->what), "%san accepted break for "
 		    "%s:%llu, but nothing failed there", after, s->file,
 		    (unsigned long long)s->line);

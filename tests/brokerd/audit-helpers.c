@@ -180,7 +180,7 @@ th_open(const char *home, bool accept_break, struct th_clock *c,
 struct bx_audit_event
 th_decision(bool ask)
 {
-	struct bx_audit_event ev = { .type = BX_EVENT_DECISION };
+	struct bx_audit_event ev = { .type = BX_AUDIT_DECISION };
 
 	ev.decision.session = "chat-1";
 	ev.decision.call = "c1";

@@ -318,7 +318,7 @@ expect_approval(struct bfix *f, uint64_t id, enum bx_answer answer,
 
 	n = bfix_records(f, &r);
 	for (i = 0; i < n; i++)
-		if (r[i].event.type == BX_EVENT_APPROVAL &&
+		if (r[i].event.type == BX_AUDIT_APPROVAL &&
 		    r[i].event.approval.decision == id) {
 			assert_true(r[i].seq > id);
 			a = &r[i].event.approval;
@@ -387,7 +387,7 @@ test_approve_runs_the_call(void **state)
 	assert_int_equal(m->kind, BX_MSG_APPROVE_RESULT);
 	assert_int_equal(m->approve_result.kind, BX_OUTCOME_ASK);
 	bx_msg_free(m);
-	m = finish(&a, BX_WIRE_STATUS_RESULT);
+	m = finish(&a, BX_STATUS_RESULT);
 	assert_string_equal(m->tool_response.content, "content");
 	bx_msg_free(m);
 	bpeer_free(&a.p);
@@ -499,7 +499,7 @@ test_approve_after_the_taint_rose(void **state)
 	bpeer_init(&p);
 	bfix_call(f, &p, "s1", "c2", "read_file", "{\"path\":\"/vault/key\"}");
 	m = bpeer_frame(&p, 0);
-	assert_int_equal(m->tool_response.status, BX_WIRE_STATUS_RESULT);
+	assert_int_equal(m->tool_response.status, BX_STATUS_RESULT);
 	bx_msg_free(m);
 	bpeer_free(&p);
 	assert_int_equal(bfix_state(f, "s1").taint, BX_CLASS_SECRET);

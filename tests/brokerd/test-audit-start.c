@@ -553,7 +553,7 @@ break_values_case(const char *name, const char *expect)
 		fail_msg("%s: accept: %s", name, err.msg);
 	audit_close(a);
 	last_record(home, newest, &rec);
-	assert_int_equal(rec.event.type, BX_EVENT_ACCEPTED_BREAK);
+	assert_int_equal(rec.event.type, BX_AUDIT_ACCEPTED_BREAK);
 	snprintf(at, sizeof(at), "%s:%llu", rec.event.accepted_break.file,
 	    (unsigned long long)rec.event.accepted_break.line);
 	assert_string_equal(at, where);
@@ -627,7 +627,7 @@ torn_case(const char *bytes, size_t len)
 	audit_close(a);
 	unchanged(home, &before);
 	last_record(home, "2025-09-19.jsonl", &rec);
-	assert_int_equal(rec.event.type, BX_EVENT_RECOVERY);
+	assert_int_equal(rec.event.type, BX_AUDIT_RECOVERY);
 	assert_int_equal(rec.event.recovery.torn_bytes, len);
 	assert_true(bx_hash_equal(&rec.event.recovery.torn_sha256, &want));
 	assert_true(bx_hash_equal(&rec.prev, &prev));
@@ -686,7 +686,7 @@ test_torn_after_failure(void **state)
 	assert_int_equal(start(home, false, &a, &err), -1);
 	assert_non_null(strstr(err.msg, "audit: 2025-09-19.jsonl:3: "));
 	last_record(home, "2025-09-19.jsonl", &rec);
-	assert_int_equal(rec.event.type, BX_EVENT_RECOVERY);
+	assert_int_equal(rec.event.type, BX_AUDIT_RECOVERY);
 	assert_int_equal(rec.event.recovery.torn_bytes, 4);
 	assert_true(bx_hash_equal(&rec.prev, &prev));
 	assert_int_equal(rec.seq, seq);
@@ -698,7 +698,7 @@ test_torn_after_failure(void **state)
 	assert_int_equal(start(home, true, &a, &err), 0);
 	audit_close(a);
 	last_record(home, "2025-09-19.jsonl", &rec);
-	assert_int_equal(rec.event.type, BX_EVENT_ACCEPTED_BREAK);
+	assert_int_equal(rec.event.type, BX_AUDIT_ACCEPTED_BREAK);
 	assert_int_equal(rec.event.accepted_break.line, 3);
 	assert_true(bx_hash_equal(&rec.prev, &prev));
 	assert_int_equal(rec.seq, seq + 1);

@@ -448,13 +448,13 @@ static void
 test_refuses_own_records(void **state)
 {
 	struct env *e = *state;
-	struct bx_audit_event ev = { .type = BX_EVENT_RECOVERY };
+	struct bx_audit_event ev = { .type = BX_AUDIT_RECOVERY };
 	struct bx_error err;
 	uint64_t seq;
 
 	open_ok(e);
 	assert_int_equal(audit_append(e->a, &ev, &seq, &err), -1);
-	ev.type = BX_EVENT_ACCEPTED_BREAK;
+	ev.type = BX_AUDIT_ACCEPTED_BREAK;
 	assert_int_equal(audit_append(e->a, &ev, &seq, &err), -1);
 	assert_int_equal(e->io.writes, 0);
 }

@@ -79,7 +79,7 @@ expect_denied(struct bpeer *p, enum bx_deny reason)
 static void
 expect_failed(struct bpeer *p, const char *message)
 {
-	struct bx_msg *m = final_frame(p, BX_WIRE_STATUS_FAILED);
+	struct bx_msg *m = final_frame(p, BX_STATUS_FAILED);
 
 	assert_string_equal(m->tool_response.message, message);
 	bx_msg_free(m);
@@ -111,7 +111,7 @@ test_allowed_call_records_decision_then_result(void **state)
 	bpeer_init(&p);
 	assert_int_equal(bfix_call(f, &p, "s1", "c1", "read_file",
 	    "{\"path\":\"/notes/a.md\"}"), 0);
-	m = final_frame(&p, BX_WIRE_STATUS_RESULT);
+	m = final_frame(&p, BX_STATUS_RESULT);
 	assert_string_equal(m->tool_response.content, NOTE);
 	assert_int_equal(m->tool_response.class, BX_CLASS_SECRET);
 	assert_true(m->tool_response.untrusted);
@@ -120,7 +120,7 @@ test_allowed_call_records_decision_then_result(void **state)
 
 	n = bfix_records(f, &r);
 	assert_int_equal(n, 2);
-	assert_int_equal(r[0].event.type, BX_EVENT_DECISION);
+	assert_int_equal(r[0].event.type, BX_AUDIT_DECISION);
 	assert_string_equal(r[0].event.decision.session, "s1");
 	assert_string_equal(r[0].event.decision.call, "c1");
 	assert_string_equal(r[0].event.decision.tool, "read_file");
@@ -131,10 +131,10 @@ test_allowed_call_records_decision_then_result(void **state)
 	assert_true(r[0].event.decision.has_grant_sha256);
 	assert_int_equal(r[0].event.decision.taint, BX_CLASS_PRIVATE);
 	assert_false(r[0].event.decision.untrusted);
-	assert_int_equal(r[1].event.type, BX_EVENT_RESULT);
+	assert_int_equal(r[1].event.type, BX_AUDIT_RESULT);
 	assert_string_equal(r[1].event.result.call, "c1");
 	assert_int_equal(r[1].event.result.decision, r[0].seq);
-	assert_int_equal(r[1].event.result.status, BX_STATUS_RESULT);
+	assert_int_equal(r[1].event.result.status, BX_RESULT_STATUS_RESULT);
 	assert_int_equal(r[1].event.result.class, BX_CLASS_SECRET);
 	assert_true(r[1].event.result.untrusted);
 	assert_false(r[1].event.result.truncated);
@@ -205,7 +205,7 @@ test_unavailable_runner_fails_and_leaves_taint(void **state)
 	expect_failed(&p, "the runner arrives in M3b");
 	n = bfix_records(f, &r);
 	assert_int_equal(n, 2);
-	assert_int_equal(r[1].event.result.status, BX_STATUS_FAILED);
+	assert_int_equal(r[1].event.result.status, BX_RESULT_STATUS_FAILED);
 	assert_int_equal(r[1].event.result.taint_after, BX_CLASS_PRIVATE);
 	expect_hash(&r[1].event.result, "the runner arrives in M3b");
 	bfix_records_free(r, n);
@@ -231,7 +231,7 @@ test_tool_failure_raises_taint_like_a_result(void **state)
 	bfix_call(f, &p, "s1", "c1", "read_file", "{\"path\":\"/notes/a\"}");
 	expect_failed(&p, "cat: partial output");
 	n = bfix_records(f, &r);
-	assert_int_equal(r[1].event.result.status, BX_STATUS_FAILED);
+	assert_int_equal(r[1].event.result.status, BX_RESULT_STATUS_FAILED);
 	assert_int_equal(r[1].event.result.class, BX_CLASS_SECRET);
 	assert_int_equal(r[1].event.result.taint_after, BX_CLASS_SECRET);
 	bfix_records_free(r, n);
@@ -301,7 +301,7 @@ test_failing_state_writer_withholds_the_content(void **state)
 	assert_true(bfix_logged(f, "see docs/runbook.md#broker-state-damaged"));
 	n = bfix_records(f, &r);
 	assert_int_equal(n, 2);
-	assert_int_equal(r[1].event.result.status, BX_STATUS_FAILED);
+	assert_int_equal(r[1].event.result.status, BX_RESULT_STATUS_FAILED);
 	expect_hash(&r[1].event.result, BROKER_UNRECORDED);
 	bfix_records_free(r, n);
 	assert_false(bfix_audit_contains(f, "SECRET-CONTENT-42"));
@@ -330,7 +330,7 @@ test_damaged_state_denies_only_that_session(void **state)
 	assert_true(bfix_logged(f, "see docs/runbook.md#broker-state-damaged"));
 	bpeer_init(&q);
 	bfix_call(f, &q, "s2", "c2", "read_file", "{\"path\":\"/notes/a\"}");
-	bx_msg_free(final_frame(&q, BX_WIRE_STATUS_RESULT));
+	bx_msg_free(final_frame(&q, BX_STATUS_RESULT));
 	n = bfix_records(f, &r);
 	/* The damaged session is recorded at the highest it could be. */
 	assert_int_equal(r[0].event.decision.taint, BX_CLASS_SECRET);
@@ -456,9 +456,9 @@ test_calls_of_one_session_are_serialized(void **state)
 	/* c1's Result comes before c2's Decision. */
 	assert_string_equal(r[0].event.decision.call, "c1");
 	assert_string_equal(r[1].event.decision.call, "c3");
-	assert_int_equal(r[2].event.type, BX_EVENT_RESULT);
+	assert_int_equal(r[2].event.type, BX_AUDIT_RESULT);
 	assert_string_equal(r[2].event.result.call, "c1");
-	assert_int_equal(r[3].event.type, BX_EVENT_DECISION);
+	assert_int_equal(r[3].event.type, BX_AUDIT_DECISION);
 	assert_string_equal(r[3].event.decision.call, "c2");
 	assert_string_equal(r[4].event.result.call, "c2");
 	bfix_records_free(r, n);

@@ -194,7 +194,7 @@ one(const char *path, struct bx_msg *req)
 
 /* Verifies the audit log; counts records of each type into counts. */
 static void
-verify(struct home *h, size_t counts[BX_EVENT_MAX])
+verify(struct home *h, size_t counts[BX_AUDIT_EVENT_MAX])
 {
 	struct bx_chain *c = bx_chain_new();
 	struct bx_chain_report *rep;
@@ -207,7 +207,7 @@ verify(struct home *h, size_t counts[BX_EVENT_MAX])
 	FILE *fp;
 	int i, n;
 
-	memset(counts, 0, BX_EVENT_MAX * sizeof(*counts));
+	memset(counts, 0, BX_AUDIT_EVENT_MAX * sizeof(*counts));
 	snprintf(dir, sizeof(dir), "%s/audit", h->dir);
 	assert_true((n = scandir(dir, &names, NULL, alphasort)) >= 0);
 	for (i = 0; i < n; i++) {
@@ -244,7 +244,7 @@ test_serves_both_sockets_and_stops_cleanly(void **state)
 	struct bx_msg *m;
 	struct bx_error err;
 	struct stat st;
-	size_t counts[BX_EVENT_MAX];
+	size_t counts[BX_AUDIT_EVENT_MAX];
 	uint64_t id;
 	pid_t second;
 	int fd;
@@ -259,7 +259,7 @@ test_serves_both_sockets_and_stops_cleanly(void **state)
 	/* auto: M3a's runner refuses, and loopd hears failed. */
 	m = one(h.broker, bx_msg_tool_request("s1", "c1", "read_file",
 	    "{\"path\":\"/docs/a\"}"));
-	assert_int_equal(m->tool_response.status, BX_WIRE_STATUS_FAILED);
+	assert_int_equal(m->tool_response.status, BX_STATUS_FAILED);
 	assert_string_equal(m->tool_response.message,
 	    "the runner arrives in M3b");
 	bx_msg_free(m);
@@ -283,7 +283,7 @@ test_serves_both_sockets_and_stops_cleanly(void **state)
 	assert_int_equal(m->approve_result.kind, BX_OUTCOME_ASK);
 	bx_msg_free(m);
 	m = next_frame(&r);
-	assert_int_equal(m->tool_response.status, BX_WIRE_STATUS_FAILED);
+	assert_int_equal(m->tool_response.status, BX_STATUS_FAILED);
 	bx_msg_free(m);
 	bx_frame_reader_free(&r);
 	close(fd);
@@ -308,10 +308,10 @@ test_serves_both_sockets_and_stops_cleanly(void **state)
 	assert_int_equal(stat(h.broker, &st), -1);
 	assert_int_equal(stat(h.admin, &st), -1);
 	verify(&h, counts);
-	assert_int_equal(counts[BX_EVENT_DECISION], 2);
-	assert_int_equal(counts[BX_EVENT_APPROVAL], 1);
-	assert_int_equal(counts[BX_EVENT_RESULT], 2);
-	assert_int_equal(counts[BX_EVENT_RECOVERY], 0);
+	assert_int_equal(counts[BX_AUDIT_DECISION], 2);
+	assert_int_equal(counts[BX_AUDIT_APPROVAL], 1);
+	assert_int_equal(counts[BX_AUDIT_RESULT], 2);
+	assert_int_equal(counts[BX_AUDIT_RECOVERY], 0);
 
 	/* The lock was released: it starts again, with nothing pending. */
 	start(&h);
@@ -321,7 +321,7 @@ test_serves_both_sockets_and_stops_cleanly(void **state)
 	kill(h.pid, SIGINT);
 	assert_int_equal(wait_exit(h.pid), 0);
 	verify(&h, counts);
-	assert_int_equal(counts[BX_EVENT_DECISION], 2);
+	assert_int_equal(counts[BX_AUDIT_DECISION], 2);
 	fixture_remove(h.dir);
 	free(h.dir);
 }
@@ -334,7 +334,7 @@ test_sigterm_abandons_a_pending_approval(void **state)
 	struct bx_msg *m;
 	struct bx_error err;
 	const char *line;
-	size_t len, counts[BX_EVENT_MAX];
+	size_t len, counts[BX_AUDIT_EVENT_MAX];
 	int fd;
 
 	(void)state;
@@ -355,8 +355,8 @@ test_sigterm_abandons_a_pending_approval(void **state)
 	close(fd);
 	assert_int_equal(wait_exit(h.pid), 0);
 	verify(&h, counts);
-	assert_int_equal(counts[BX_EVENT_DECISION], 1);
-	assert_int_equal(counts[BX_EVENT_APPROVAL], 0);
+	assert_int_equal(counts[BX_AUDIT_DECISION], 1);
+	assert_int_equal(counts[BX_AUDIT_APPROVAL], 0);
 	fixture_remove(h.dir);
 	free(h.dir);
 }

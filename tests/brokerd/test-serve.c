@@ -264,7 +264,7 @@ test_a_call_and_an_approval_over_the_sockets(void **state)
 	(void)state;
 	m = one(x->broker, bx_msg_tool_request("s1", "c1", "read_file",
 	    "{\"path\":\"/docs/a\"}"));
-	assert_int_equal(m->tool_response.status, BX_WIRE_STATUS_RESULT);
+	assert_int_equal(m->tool_response.status, BX_STATUS_RESULT);
 	assert_string_equal(m->tool_response.content, "content");
 	bx_msg_free(m);
 
@@ -285,7 +285,7 @@ test_a_call_and_an_approval_over_the_sockets(void **state)
 	assert_int_equal(m->approve_result.kind, BX_OUTCOME_ASK);
 	bx_msg_free(m);
 	m = next_frame(&r);
-	assert_int_equal(m->tool_response.status, BX_WIRE_STATUS_RESULT);
+	assert_int_equal(m->tool_response.status, BX_STATUS_RESULT);
 	bx_msg_free(m);
 	expect_closed(&r);
 	bx_frame_reader_free(&r);

@@ -132,7 +132,7 @@ one_call(struct client *c, struct rh_seen *s, unsigned n)
 		s->s_final = true;
 		s->s_status = a.a_status;
 		s->s_reason = a.a_reason;
-		s->s_unrecorded = a.a_status == BX_WIRE_STATUS_FAILED &&
+		s->s_unrecorded = a.a_status == BX_STATUS_FAILED &&
 		    strcmp(a.a_message, BROKER_UNRECORDED) == 0;
 		c->c_answers++;
 	}

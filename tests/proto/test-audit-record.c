@@ -117,7 +117,7 @@ test_fixture_fields(void **state)
 	(void)state;
 	line = read_fixture("decision", &len);
 	decode_ok(line, len, &rec);
-	assert_int_equal(rec.event.type, BX_EVENT_DECISION);
+	assert_int_equal(rec.event.type, BX_AUDIT_DECISION);
 	assert_string_equal(rec.event.decision.session, "chat-1758189600000");
 	assert_string_equal(rec.event.decision.call, "call_1");
 	assert_string_equal(rec.event.decision.tool, "read_file");
@@ -407,7 +407,7 @@ test_encode_checks(void **state)
 	(void)state;
 	rec.seq = 42;
 	rec.time = 1758189600000;
-	rec.event.type = BX_EVENT_DECISION;
+	rec.event.type = BX_AUDIT_DECISION;
 	rec.event.decision.session = "s-1";
 	rec.event.decision.call = "c1";
 	rec.event.decision.tool = "shell";
@@ -434,7 +434,7 @@ test_encode_checks(void **state)
 	assert_int_equal(bx_audit_record_encode(&rec, &line, &len, &err), -1);
 	assert_non_null(strstr(err.msg, "\"seq\""));
 	rec.seq = 0;
-	rec.event.type = BX_EVENT_ACCEPTED_BREAK;
+	rec.event.type = BX_AUDIT_ACCEPTED_BREAK;
 	rec.event.accepted_break.file = "a/b";
 	assert_int_equal(bx_audit_record_encode(&rec, &line, &len, &err), -1);
 	assert_non_null(strstr(err.msg, "\"file\""));
@@ -568,7 +568,7 @@ test_line_limit(void **state)
 	memset(args, 'a', n);
 	args[n] = '\0';
 	rec.time = 1758189600000;
-	rec.event.type = BX_EVENT_DECISION;
+	rec.event.type = BX_AUDIT_DECISION;
 	rec.event.decision.session = "s-1";
 	rec.event.decision.call = "c1";
 	rec.event.decision.tool = "shell";

@@ -95,7 +95,7 @@ push_event(struct log *l, const struct bx_audit_event *ev)
 static void
 push_decision(struct log *l, bool ask)
 {
-	struct bx_audit_event ev = { .type = BX_EVENT_DECISION };
+	struct bx_audit_event ev = { .type = BX_AUDIT_DECISION };
 
 	ev.decision.session = "chat-1";
 	ev.decision.call = "c1";
@@ -110,7 +110,7 @@ push_decision(struct log *l, bool ask)
 static void
 push_approval(struct log *l, uint64_t decision)
 {
-	struct bx_audit_event ev = { .type = BX_EVENT_APPROVAL };
+	struct bx_audit_event ev = { .type = BX_AUDIT_APPROVAL };
 
 	ev.approval.session = "chat-1";
 	ev.approval.call = "c1";
@@ -396,7 +396,7 @@ test_torn_tail(void **state)
 static void
 recover_last(struct log *l)
 {
-	struct bx_audit_event ev = { .type = BX_EVENT_RECOVERY };
+	struct bx_audit_event ev = { .type = BX_AUDIT_RECOVERY };
 	const char *torn = l->line[l->n - 1];
 	struct bx_chain_report *r;
 
@@ -467,7 +467,7 @@ test_recovered_line(void **state)
 static void
 accept_now(struct log *l)
 {
-	struct bx_audit_event ev = { .type = BX_EVENT_ACCEPTED_BREAK };
+	struct bx_audit_event ev = { .type = BX_AUDIT_ACCEPTED_BREAK };
 	struct bx_chain_report *r = run(l);
 
 	char file[64];
@@ -530,7 +530,7 @@ test_accepted_break(void **state)
 static void
 test_wrong_breaks(void **state)
 {
-	struct bx_audit_event ev = { .type = BX_EVENT_ACCEPTED_BREAK };
+	struct bx_audit_event ev = { .type = BX_AUDIT_ACCEPTED_BREAK };
 	struct bx_chain_report *r;
 	struct log l;
 

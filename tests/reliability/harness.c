@@ -302,7 +302,7 @@ answer_from(const struct bx_msg *m, struct rh_answer *a)
 	a->a_got = RH_FINAL;
 	a->a_status = r->status;
 	a->a_reason = r->reason;
-	if (r->status == BX_WIRE_STATUS_FAILED)
+	if (r->status == BX_STATUS_FAILED)
 		snprintf(a->a_message, sizeof(a->a_message), "%s", r->message);
 }
 
@@ -446,7 +446,7 @@ read_lines(struct rh_log *l, size_t *cap, const char *buf, size_t len)
 			l->l_bad++;
 			prev_decoded = false;
 		} else {
-			if (rec.event.type == BX_EVENT_RECOVERY) {
+			if (rec.event.type == BX_AUDIT_RECOVERY) {
 				l->l_recoveries++;
 				if (prev_decoded && describes(&rec, prev, plen))
 					bx_audit_record_clear(
@@ -514,15 +514,15 @@ names_call(const struct bx_audit_record *r, const char *session,
 	const char *s, *c;
 
 	switch (r->event.type) {
-	case BX_EVENT_DECISION:
+	case BX_AUDIT_DECISION:
 		s = r->event.decision.session;
 		c = r->event.decision.call;
 		break;
-	case BX_EVENT_APPROVAL:
+	case BX_AUDIT_APPROVAL:
 		s = r->event.approval.session;
 		c = r->event.approval.call;
 		break;
-	case BX_EVENT_RESULT:
+	case BX_AUDIT_RESULT:
 		s = r->event.result.session;
 		c = r->event.result.call;
 		break;
@@ -571,7 +571,7 @@ approved_before(const struct rh_log *l, size_t i, uint64_t d)
 	const struct bx_ev_approval *a;
 
 	while (i-- > d) {
-		if (l->l_recs[i].event.type != BX_EVENT_APPROVAL)
+		if (l->l_recs[i].event.type != BX_AUDIT_APPROVAL)
 			continue;
 		a = &l->l_recs[i].event.approval;
 		if (a->decision == d)
@@ -589,7 +589,7 @@ check_link(const struct rh_log *l, size_t i, uint64_t d, char *why,
 	const struct bx_audit_record *r = &l->l_recs[i], *dr;
 
 	if (d >= i || (dr = rh_log_seq(l, d)) == NULL ||
-	    dr->event.type != BX_EVENT_DECISION)
+	    dr->event.type != BX_AUDIT_DECISION)
 		return fail(why, size, "seq %zu names decision %llu, which is "
 		    "not an earlier Decision", i, (unsigned long long)d);
 	if (!names_call(r, dr->event.decision.session,
@@ -616,7 +616,7 @@ rh_log_check(const struct rh_log *l, char *why, size_t size)
 			    "or a repeat", i, (unsigned long long)r->seq);
 			break;
 		}
-		if (r->event.type == BX_EVENT_APPROVAL) {
+		if (r->event.type == BX_AUDIT_APPROVAL) {
 			rc = check_link(l, i, r->event.approval.decision, why,
 			    size);
 			dr = rc == 0 ? rh_log_seq(l,
@@ -626,7 +626,7 @@ rh_log_check(const struct rh_log *l, char *why, size_t size)
 				rc = fail(why, size, "Approval %zu for a "
 				    "decision that was not ask", i);
 		}
-		if (r->event.type != BX_EVENT_RESULT || rc != 0)
+		if (r->event.type != BX_AUDIT_RESULT || rc != 0)
 			continue;
 		if ((rc = check_link(l, i, r->event.result.decision, why,
 		    size)) != 0)
@@ -653,9 +653,9 @@ check_final(const struct rh_log *l, const struct rh_seen *s, char *why,
 	const struct bx_audit_record *d, *a, *res;
 	const struct bx_outcome *out;
 
-	d = rh_log_find(l, BX_EVENT_DECISION, s->s_session, s->s_call);
-	a = rh_log_find(l, BX_EVENT_APPROVAL, s->s_session, s->s_call);
-	res = rh_log_find(l, BX_EVENT_RESULT, s->s_session, s->s_call);
+	d = rh_log_find(l, BX_AUDIT_DECISION, s->s_session, s->s_call);
+	a = rh_log_find(l, BX_AUDIT_APPROVAL, s->s_session, s->s_call);
+	res = rh_log_find(l, BX_AUDIT_RESULT, s->s_session, s->s_call);
 	if (s->s_status == BX_STATUS_DENIED &&
 	    s->s_reason == BX_DENY_AUDIT_UNAVAILABLE)
 		return res == NULL ? 0 : fail(why, size, "%s: denied "
@@ -680,13 +680,13 @@ check_final(const struct rh_log *l, const struct rh_seen *s, char *why,
 	 * says failed, and the content was not sent. */
 	if (s->s_unrecorded)
 		return res == NULL || res->event.result.status ==
-		    BX_STATUS_FAILED ? 0 : fail(why, size, "%s: unrecorded, "
-		    "yet its Result says result", s->s_call);
+		    BX_RESULT_STATUS_FAILED ? 0 : fail(why, size,
+		    "%s: unrecorded, yet its Result says result", s->s_call);
 	if (res == NULL)
 		return fail(why, size, "%s: answered %s, no Result on disk",
 		    s->s_call, bx_status_name(s->s_status));
-	if ((res->event.result.status == BX_STATUS_RESULT) !=
-	    (s->s_status == BX_WIRE_STATUS_RESULT))
+	if ((res->event.result.status == BX_RESULT_STATUS_RESULT) !=
+	    (s->s_status == BX_STATUS_RESULT))
 		return fail(why, size, "%s: the Result's status is not the "
 		    "answer's", s->s_call);
 	return 0;
@@ -704,7 +704,7 @@ rh_answers_check(const struct rh_log *l, const struct rh_seen *seen,
 		s = &seen[i];
 		if (s->s_pending) {
 			r = rh_log_seq(l, s->s_approval);
-			if (r == NULL || r->event.type != BX_EVENT_DECISION ||
+			if (r == NULL || r->event.type != BX_AUDIT_DECISION ||
 			    !names_call(r, s->s_session, s->s_call) ||
 			    r->event.decision.outcome.kind != BX_OUTCOME_ASK)
 				return fail(why, size, "%s: pending approval "
@@ -713,7 +713,7 @@ rh_answers_check(const struct rh_log *l, const struct rh_seen *seen,
 				    (unsigned long long)s->s_approval);
 		}
 		if (s->s_approved || s->s_refused) {
-			a = rh_log_find(l, BX_EVENT_APPROVAL, s->s_session,
+			a = rh_log_find(l, BX_AUDIT_APPROVAL, s->s_session,
 			    s->s_call);
 			if (a == NULL || a->event.approval.decision !=
 			    s->s_approval || (s->s_refused &&
