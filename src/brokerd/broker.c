@@ -294,6 +294,9 @@ run_and_answer(struct call *c, const struct decision *d, bool approved,
 		    rerr.msg, c->c_req->call);
 	failed = !stored || rr.rr_status != RUN_OK;
 	sent = stored ? rr.rr_text : BROKER_UNRECORDED;
+	/* Withheld content leaves the taint where the state file has it. */
+	if (!stored)
+		after = c->c_st;
 	if (record_result(c, d, failed, &rr, sent, after.taint) == -1)
 		rc = send_msg(c, bx_msg_failed(BROKER_UNRECORDED), err);
 	else if (!failed)

@@ -38,6 +38,7 @@ fix_write(void *ctx, int fd, const void *buf, size_t len)
 	fail = f->audit_fail || f->audit_fail_after == 0;
 	if (f->audit_fail_after > 0)
 		f->audit_fail_after--;
+	f->audit_failures += fail;
 	pthread_mutex_unlock(&f->lock);
 	if (fail) {
 		errno = ENOSPC;
@@ -77,6 +78,7 @@ fix_state_write(void *ctx, const char *dir, const char *name, const void *buf,
 	pthread_mutex_lock(&f->lock);
 	f->state_writes++;
 	fail = f->state_fail;
+	f->state_failures += fail;
 	pthread_mutex_unlock(&f->lock);
 	if (fail)
 		return bx_fail(err, "%s/%s: injected failure", dir, name);

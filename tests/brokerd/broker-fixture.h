@@ -46,6 +46,8 @@ struct bfix {
 	int			 audit_fail_after;	/* -1, or writes that succeed */
 	bool			 state_fail;
 	int			 state_writes;
+	int			 state_failures;	/* writes failed so far */
+	int			 audit_failures;
 	char			*lines[BFIX_MAX_LOG];
 	size_t			 nlines;
 };
