@@ -291,7 +291,7 @@ one_call(struct bfix *f, int base, int n, struct done *done,
 		fail_at("call %s: session %s went from %s to %s", d->call,
 		    d->session, bx_class_name(taint[s].taint),
 		    bx_class_name(now.taint));
-	if (d->status == BX_WIRE_STATUS_RESULT && (now.taint < d->class ||
+	if (d->status == BX_STATUS_RESULT && (now.taint < d->class ||
 	    (d->untrusted && !now.untrusted)))
 		fail_at("call %s: a %s%s result reached the model, the session "
 		    "is at %s%s", d->call, d->untrusted ? "untrusted " : "",
@@ -334,7 +334,7 @@ check_records(const struct bx_audit_record *r, size_t nr, struct seen *seen,
 
 	for (i = 0; i < nr; i++) {
 		switch (r[i].event.type) {
-		case BX_EVENT_DECISION:
+		case BX_AUDIT_DECISION:
 			dec = &r[i].event.decision;
 			s = seen_of(seen, done, n, dec->call);
 			if (s->decision != NULL)
@@ -347,7 +347,7 @@ check_records(const struct bx_audit_record *r, size_t nr, struct seen *seen,
 				    bx_class_name(taint[sess]));
 			taint[sess] = dec->taint;
 			break;
-		case BX_EVENT_APPROVAL:
+		case BX_AUDIT_APPROVAL:
 			s = seen_of(seen, done, n, r[i].event.approval.call);
 			if (s->decision == NULL || s->approval != NULL ||
 			    s->decision->seq != r[i].event.approval.decision ||
@@ -357,7 +357,7 @@ check_records(const struct bx_audit_record *r, size_t nr, struct seen *seen,
 				    "one ask Decision of its call", r[i].seq);
 			s->approval = &r[i];
 			break;
-		case BX_EVENT_RESULT:
+		case BX_AUDIT_RESULT:
 			s = seen_of(seen, done, n, r[i].event.result.call);
 			if (s->decision == NULL || s->result != NULL ||
 			    s->decision->seq != r[i].event.result.decision ||
@@ -370,7 +370,7 @@ check_records(const struct bx_audit_record *r, size_t nr, struct seen *seen,
 			if (r[i].event.result.taint_after < taint[sess])
 				fail_at("Result %" PRIu64 " lowers the taint",
 				    r[i].seq);
-			if (r[i].event.result.status == BX_STATUS_RESULT &&
+			if (r[i].event.result.status == BX_RESULT_STATUS_RESULT &&
 			    r[i].event.result.taint_after <
 			    r[i].event.result.class)
 				fail_at("Result %" PRIu64 " of a %s result "
@@ -425,12 +425,12 @@ check_answer(const struct done *d, const struct seen *s)
 			    bx_deny_name((enum bx_deny)d->reason));
 		if (s->ran || s->result != NULL)
 			fail_at("call %s was denied but ran", d->call);
-	} else if (d->status == BX_WIRE_STATUS_RESULT) {
+	} else if (d->status == BX_STATUS_RESULT) {
 		if (s->result == NULL || !s->ran ||
-		    s->result->event.result.status != BX_STATUS_RESULT)
+		    s->result->event.result.status != BX_RESULT_STATUS_RESULT)
 			fail_at("call %s answered a result not recorded",
 			    d->call);
-	} else if (d->status == BX_WIRE_STATUS_FAILED) {
+	} else if (d->status == BX_STATUS_FAILED) {
 		if (s->result == NULL && !d->unrecorded)
 			fail_at("call %s failed without a Result", d->call);
 	} else if (d->status == -1 && (s->result != NULL || s->ran))
@@ -440,7 +440,7 @@ check_answer(const struct done *d, const struct seen *s)
 	 * are on disk: never after a failed write.
 	 */
 	if (d->saw_content && (s->result == NULL || d->write_failed ||
-	    (s->result->event.result.status == BX_STATUS_FAILED &&
+	    (s->result->event.result.status == BX_RESULT_STATUS_FAILED &&
 	    s->result->event.result.bytes == strlen(BROKER_UNRECORDED)) ||
 	    d->after < s->result->event.result.class))
 		fail_at("call %s: the tool's output was sent, its taint is not "
@@ -495,7 +495,7 @@ test_sequences_through_the_broker(void **state)
 	if (bfix_audit_contains(f, "CONTENT-"))
 		fail_at("content reached the audit log");
 	for (k = 0; k < nr; k++)
-		if (r[k].event.type == BX_EVENT_DECISION)
+		if (r[k].event.type == BX_AUDIT_DECISION)
 			outcomes[r[k].event.decision.outcome.kind]++;
 	print_message("%d calls: %zu allowed, %zu ask, %zu denied; %zu "
 	    "records, %zu runs (seed %#" PRIx64 ")\n", n, outcomes[0],
