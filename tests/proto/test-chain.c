@@ -180,6 +180,17 @@ assert_failure(const struct bx_chain_report *r, const char *file,
 		    what);
 }
 
+/* Runs the log, which must fail at file:line saying what; frees the log. */
+static void
+fails_at(struct log *l, const char *file, uint64_t line, const char *what)
+{
+	struct bx_chain_report *r = run(l);
+
+	assert_failure(r, file, line, what);
+	bx_chain_report_free(r);
+	log_free(l);
+}
+
 static void
 assert_ok(const struct bx_chain_report *r)
 {
@@ -223,25 +234,18 @@ test_good_chain(void **state)
 static void
 test_first_record(void **state)
 {
-	struct bx_chain_report *r;
 	struct log l;
 
 	(void)state;
 	log_init(&l);
 	l.seq = 1;
 	push_decisions(&l, 2);
-	r = run(&l);
-	assert_failure(r, "2025-09-18.jsonl", 1, "seq 1 where 0 was expected");
-	bx_chain_report_free(r);
-	log_free(&l);
+	fails_at(&l, "2025-09-18.jsonl", 1, "seq 1 where 0 was expected");
 
 	log_init(&l);
 	l.prev.bytes[0] = 1;
 	push_decisions(&l, 2);
-	r = run(&l);
-	assert_failure(r, "2025-09-18.jsonl", 1, "prev is not the hash");
-	bx_chain_report_free(r);
-	log_free(&l);
+	fails_at(&l, "2025-09-18.jsonl", 1, "prev is not the hash");
 }
 
 static void
@@ -263,10 +267,7 @@ test_tampering(void **state)
 	/* A changed byte that breaks the JSON: that line fails. */
 	p = strstr(l.line[2], "\"seq\"");
 	p[1] = 'S';
-	r = run(&l);
-	assert_failure(r, "2025-09-18.jsonl", 3, "not an audit record");
-	bx_chain_report_free(r);
-	log_free(&l);
+	fails_at(&l, "2025-09-18.jsonl", 3, "not an audit record");
 
 	/* A deleted line. */
 	log_init(&l);
@@ -274,10 +275,7 @@ test_tampering(void **state)
 	free(l.line[2]);
 	memmove(&l.line[2], &l.line[3], 2 * sizeof(l.line[0]));
 	l.n--;
-	r = run(&l);
-	assert_failure(r, "2025-09-18.jsonl", 3, "seq 3 where 2 was expected");
-	bx_chain_report_free(r);
-	log_free(&l);
+	fails_at(&l, "2025-09-18.jsonl", 3, "seq 3 where 2 was expected");
 
 	/* Two lines swapped. */
 	log_init(&l);
@@ -285,20 +283,14 @@ test_tampering(void **state)
 	tmp = l.line[1];
 	l.line[1] = l.line[2];
 	l.line[2] = tmp;
-	r = run(&l);
-	assert_failure(r, "2025-09-18.jsonl", 2, "seq 2 where 1 was expected");
-	bx_chain_report_free(r);
-	log_free(&l);
+	fails_at(&l, "2025-09-18.jsonl", 2, "seq 2 where 1 was expected");
 
 	/* A seq gap, every hash right. */
 	log_init(&l);
 	push_decisions(&l, 2);
 	l.seq++;
 	push_decisions(&l, 2);
-	r = run(&l);
-	assert_failure(r, "2025-09-18.jsonl", 3, "seq 3 where 2 was expected");
-	bx_chain_report_free(r);
-	log_free(&l);
+	fails_at(&l, "2025-09-18.jsonl", 3, "seq 3 where 2 was expected");
 
 	/* A file that does not chain from the one before. */
 	log_init(&l);
@@ -306,26 +298,19 @@ test_tampering(void **state)
 	next_file(&l);
 	l.prev.bytes[5] ^= 1;
 	push_decisions(&l, 2);
-	r = run(&l);
-	assert_failure(r, "2025-09-19.jsonl", 1, "does not chain from the last "
+	fails_at(&l, "2025-09-19.jsonl", 1, "does not chain from the last "
 	    "line of 2025-09-18.jsonl");
-	bx_chain_report_free(r);
-	log_free(&l);
 
 	/* A middle line cut short. */
 	log_init(&l);
 	push_decisions(&l, 4);
 	l.line[1][40] = '\0';
-	r = run(&l);
-	assert_failure(r, "2025-09-18.jsonl", 2, "not an audit record");
-	bx_chain_report_free(r);
-	log_free(&l);
+	fails_at(&l, "2025-09-18.jsonl", 2, "not an audit record");
 }
 
 static void
 test_newline_rules(void **state)
 {
-	struct bx_chain_report *r;
 	struct log l;
 
 	(void)state;
@@ -333,10 +318,7 @@ test_newline_rules(void **state)
 	log_init(&l);
 	push_decisions(&l, 3);
 	l.newline[1] = false;
-	r = run(&l);
-	assert_failure(r, "2025-09-18.jsonl", 2, "no newline");
-	bx_chain_report_free(r);
-	log_free(&l);
+	fails_at(&l, "2025-09-18.jsonl", 2, "no newline");
 
 	/* The last line of a file that is not the last one. */
 	log_init(&l);
@@ -344,10 +326,7 @@ test_newline_rules(void **state)
 	l.newline[1] = false;
 	next_file(&l);
 	push_decisions(&l, 1);
-	r = run(&l);
-	assert_failure(r, "2025-09-18.jsonl", 2, "no newline");
-	bx_chain_report_free(r);
-	log_free(&l);
+	fails_at(&l, "2025-09-18.jsonl", 2, "no newline");
 }
 
 static void
@@ -457,10 +436,7 @@ test_recovered_line(void **state)
 	push_decisions(&l, 2);
 	push_raw(&l, strdup("garbage"));
 	push_decisions(&l, 1);
-	r = run(&l);
-	assert_failure(r, "2025-09-18.jsonl", 3, "not an audit record");
-	bx_chain_report_free(r);
-	log_free(&l);
+	fails_at(&l, "2025-09-18.jsonl", 3, "not an audit record");
 }
 
 /* Appends the AcceptedBreak that startup would write for the log so far. */
@@ -560,10 +536,7 @@ test_wrong_breaks(void **state)
 	ev.accepted_break.file = "2025-09-18.jsonl";
 	ev.accepted_break.line = 1;
 	push_event(&l, &ev);
-	r = run(&l);
-	assert_failure(r, "2025-09-18.jsonl", 3, "nothing failed there");
-	bx_chain_report_free(r);
-	log_free(&l);
+	fails_at(&l, "2025-09-18.jsonl", 3, "nothing failed there");
 
 	/* Only the first failure since the last break can be accepted. */
 	log_init(&l);
@@ -579,10 +552,7 @@ test_wrong_breaks(void **state)
 	l.prev = r->break_prev;
 	bx_chain_report_free(r);
 	push_event(&l, &ev);
-	r = run(&l);
-	assert_failure(r, "2025-09-18.jsonl", 3, "seq 3 where 2");
-	bx_chain_report_free(r);
-	log_free(&l);
+	fails_at(&l, "2025-09-18.jsonl", 3, "seq 3 where 2");
 
 	/* The right line but the wrong last_good is not accepted either. */
 	log_init(&l);
@@ -597,10 +567,7 @@ test_wrong_breaks(void **state)
 	l.prev = r->break_prev;
 	bx_chain_report_free(r);
 	push_event(&l, &ev);
-	r = run(&l);
-	assert_failure(r, "2025-09-18.jsonl", 3, "seq 3 where 2");
-	bx_chain_report_free(r);
-	log_free(&l);
+	fails_at(&l, "2025-09-18.jsonl", 3, "seq 3 where 2");
 }
 
 static void
