@@ -369,6 +369,18 @@ check(struct bx_chain *c, struct held *h, bool first_in_file)
 	}
 }
 
+/* "not an audit record: why", without the decoder's own "audit record: ". */
+static void
+not_a_record(struct held *h, const struct bx_error *err)
+{
+	static const char prefix[] = "audit record: ";
+	const char *why = err->msg;
+
+	if (strncmp(why, prefix, sizeof(prefix) - 1) == 0)
+		why += sizeof(prefix) - 1;
+	snprintf(h->what, sizeof(h->what), "not an audit record: %s", why);
+}
+
 void
 bx_chain_line(struct bx_chain *c, const char *bytes, size_t len,
     bool last_in_file, bool has_newline)
@@ -395,8 +407,7 @@ bx_chain_line(struct bx_chain *c, const char *bytes, size_t len,
 	if (bx_audit_record_scan(bytes, len, &h->sum, &err) == 0)
 		h->parsed = true;
 	else
-		snprintf(h->what, sizeof(h->what), "not an audit record: %s",
-		    err.msg);
+		not_a_record(h, &err);
 	if (c->held->present && !c->held->has_newline && !c->failed) {
 		/* A line without its newline is only allowed at the very end. */
 		c->held->ok = false;
