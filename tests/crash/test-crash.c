@@ -89,8 +89,10 @@ answer_pending(struct client *c, struct rh_seen *s, struct rh_call *call)
 	if (pick < 5) {
 		if (rh_admin(c->c_home->admin, bx_msg_approve(s->s_approval),
 		    &ans, RH_WAIT_MS) == 0 && ans->kind ==
-		    BX_MSG_APPROVE_RESULT)
+		    BX_MSG_APPROVE_RESULT) {
 			s->s_approved = true;
+			s->s_approve_outcome = ans->approve_result;
+		}
 		bx_msg_free(ans);
 	} else if (pick < 8) {
 		if (rh_admin(c->c_home->admin, bx_msg_refuse(s->s_approval,

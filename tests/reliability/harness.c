@@ -208,8 +208,26 @@ rh_reaped(struct rh_home *h)
 		return -1;
 	if (waitpid(h->pid, &status, WNOHANG) != h->pid)
 		return -1;
-	h->pid = 0;
+	h->pid = h->brokerd = 0;
 	return status;
+}
+
+/* The wrapper's one child, from /proc; -1 if it has none (yet). */
+static pid_t
+child_of(pid_t pid)
+{
+	char path[64];
+	long child = -1;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)pid,
+	    (long)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return -1;
+	if (fscanf(fp, "%ld", &child) != 1)
+		child = -1;
+	fclose(fp);
+	return (pid_t)child;
 }
 
 int
@@ -217,6 +235,7 @@ rh_start(struct rh_home *h, const char *const *wrapper)
 {
 	int64_t until = rh_now_ms() + RH_WAIT_MS;
 
+	h->brokerd = 0;
 	if ((h->pid = spawn(h, wrapper)) == -1) {
 		h->pid = 0;
 		return -1;
@@ -226,7 +245,8 @@ rh_start(struct rh_home *h, const char *const *wrapper)
 			return -1;
 		rh_sleep_ms(5);
 	}
-	return 0;
+	h->brokerd = wrapper == NULL ? h->pid : child_of(h->pid);
+	return h->brokerd > 0 ? 0 : -1;
 }
 
 int
@@ -236,10 +256,90 @@ rh_kill(struct rh_home *h, int sig)
 
 	if (h->pid <= 0)
 		return -1;
-	kill(h->pid, sig);
+	/* Started but not yet serving: a wrapper's child, or brokerd itself. */
+	if (h->brokerd <= 0 && (h->brokerd = child_of(h->pid)) <= 0)
+		h->brokerd = h->pid;
+	kill(h->brokerd, sig);
 	while (waitpid(h->pid, &status, 0) == -1 && errno == EINTR)
 		continue;
-	h->pid = 0;
+	h->pid = h->brokerd = 0;
+	return status;
+}
+
+/* Whether every thread of pid has a tracer. */
+static bool
+all_traced(pid_t pid)
+{
+	char path[PATH_MAX], line[256];
+	struct dirent *e;
+	bool traced = true, seen = false;
+	long tracer;
+	DIR *d;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	if ((d = opendir(path)) == NULL)
+		return false;
+	while (traced && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/task/%s/status",
+		    (long)pid, e->d_name);
+		if ((fp = fopen(path, "r")) == NULL)
+			continue;
+		tracer = 0;
+		while (fgets(line, sizeof(line), fp) != NULL)
+			if (strncmp(line, "TracerPid:", 10) == 0)
+				tracer = strtol(line + 10, NULL, 10);
+		fclose(fp);
+		traced = tracer != 0;
+		seen = true;
+	}
+	closedir(d);
+	return traced && seen;
+}
+
+pid_t
+rh_strace_attach(const struct rh_home *h, const char *const *args)
+{
+	int64_t until = rh_now_ms() + RH_WAIT_MS;
+	const char *argv[64];
+	char pid[32];
+	size_t n = 0;
+	pid_t sp;
+	int fd;
+
+	argv[n++] = "strace";
+	argv[n++] = "-f";
+	argv[n++] = "-qq";
+	for (; args[n - 3] != NULL && n < 60; n++)
+		argv[n] = args[n - 3];
+	snprintf(pid, sizeof(pid), "%ld", (long)h->brokerd);
+	argv[n++] = "-p";
+	argv[n++] = pid;
+	argv[n] = NULL;
+	if ((sp = fork()) == 0) {
+		if ((fd = open(h->errs, O_WRONLY | O_CREAT | O_APPEND,
+		    0600)) != -1)
+			dup2(fd, 2);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	while (sp > 0 && !all_traced(h->brokerd)) {
+		if (rh_now_ms() > until || waitpid(sp, NULL, WNOHANG) == sp)
+			return -1;
+		rh_sleep_ms(5);
+	}
+	return sp;
+}
+
+int
+rh_strace_wait(pid_t sp)
+{
+	int status = -1;
+
+	while (waitpid(sp, &status, 0) == -1 && errno == EINTR)
+		continue;
 	return status;
 }
 
@@ -680,8 +780,8 @@ check_final(const struct rh_log *l, const struct rh_seen *s, char *why,
 	 * says failed, and the content was not sent. */
 	if (s->s_unrecorded)
 		return res == NULL || res->event.result.status ==
-		    BX_RESULT_STATUS_FAILED ? 0 : fail(why, size,
-		    "%s: unrecorded, yet its Result says result", s->s_call);
+		    BX_RESULT_STATUS_FAILED ? 0 : fail(why, size, "%s: unrecorded, "
+		    "yet its Result says result", s->s_call);
 	if (res == NULL)
 		return fail(why, size, "%s: answered %s, no Result on disk",
 		    s->s_call, bx_status_name(s->s_status));
@@ -712,7 +812,14 @@ rh_answers_check(const struct rh_log *l, const struct rh_seen *seen,
 				    s->s_call,
 				    (unsigned long long)s->s_approval);
 		}
-		if (s->s_approved || s->s_refused) {
+		if (s->s_approved && s->s_approve_outcome.kind ==
+		    BX_OUTCOME_DENIED && s->s_approve_outcome.reason ==
+		    BX_DENY_AUDIT_UNAVAILABLE) {
+			if (rh_log_find(l, BX_AUDIT_RESULT, s->s_session,
+			    s->s_call) != NULL)
+				return fail(why, size, "%s: approved, answered "
+				    "audit_unavailable, yet it ran", s->s_call);
+		} else if (s->s_approved || s->s_refused) {
 			a = rh_log_find(l, BX_AUDIT_APPROVAL, s->s_session,
 			    s->s_call);
 			if (a == NULL || a->event.approval.decision !=
@@ -720,6 +827,14 @@ rh_answers_check(const struct rh_log *l, const struct rh_seen *seen,
 			    a->event.approval.answer != BX_ANSWER_REFUSED))
 				return fail(why, size, "%s: the owner's answer "
 				    "was taken, no Approval on disk",
+				    s->s_call);
+			if (s->s_approved && (a->event.approval.outcome.kind !=
+			    s->s_approve_outcome.kind ||
+			    (s->s_approve_outcome.kind == BX_OUTCOME_DENIED &&
+			    a->event.approval.outcome.reason !=
+			    s->s_approve_outcome.reason)))
+				return fail(why, size, "%s: approve answered "
+				    "another outcome than its Approval's",
 				    s->s_call);
 		}
 		if (s->s_final && check_final(l, s, why, size) == -1)

@@ -51,6 +51,7 @@ struct rh_home {
 	char	audit[PATH_MAX];
 	char	errs[PATH_MAX];		/* brokerd's stderr, appended */
 	pid_t	pid;			/* brokerd (or its wrapper), or 0 */
+	pid_t	brokerd;		/* brokerd itself, once it serves */
 };
 
 /* A new home under $TMPDIR (or /tmp) with the grants above; -1 on failure. */
@@ -68,10 +69,23 @@ void	rh_program(const char *rel, char *out, size_t size);
  * or -1 if brokerd exited first or did not serve within RH_WAIT_MS.
  */
 int	rh_start(struct rh_home *, const char *const *wrapper);
-/* Sends sig to brokerd (or its wrapper) and reaps it; its wait status. */
+/*
+ * Sends sig to brokerd itself (not to a wrapper: strace ignores SIGTERM, and
+ * a tracer that dies leaves its tracee running) and reaps what rh_start
+ * started; its wait status (a wrapper's own, when there is one).
+ */
 int	rh_kill(struct rh_home *, int sig);
 /* Reaps brokerd if it has exited; its wait status, or -1 while it runs. */
 int	rh_reaped(struct rh_home *);
+/*
+ * Attaches `strace -f -qq ARGS... -p <brokerd>` to the running brokerd and
+ * waits until each of its threads is traced: a fault injected this way
+ * counts calls from the attach on, so the startup's own writes are not
+ * counted. Returns strace's pid, or -1. rh_strace_wait reaps it once
+ * brokerd has stopped or died; its wait status.
+ */
+pid_t	rh_strace_attach(const struct rh_home *, const char *const *args);
+int	rh_strace_wait(pid_t);
 /* Whether h->errs contains text. */
 bool	rh_errs_contain(const struct rh_home *, const char *text);
 
@@ -148,6 +162,7 @@ struct rh_seen {
 	bool		s_pending;	/* a pending frame came */
 	uint64_t	s_approval;
 	bool		s_approved;	/* approve was answered approve_result */
+	struct bx_outcome s_approve_outcome;	/* ...with this outcome */
 	bool		s_refused;	/* refuse was answered ok */
 	bool		s_final;	/* a final tool_response came */
 	enum bx_status	s_status;
@@ -158,7 +173,8 @@ struct rh_seen {
 /*
  * Every answer a client received has its record on disk: a pending frame
  * its ask Decision (seq = the approval id); an answered approve or refuse
- * its Approval; a final denial its Decision (and Approval, after a pending
+ * its Approval with that outcome (an approve answered audit_unavailable:
+ * no Result); a final denial its Decision (and Approval, after a pending
  * frame) with that reason; a final result or failure its Decision and
  * Result, except "the result could not be recorded" and audit_unavailable,
  * which promise the opposite (checked: no Result, or no Decision). Returns
