@@ -4,8 +4,6 @@
  * of brokerd that starts threads.
  */
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +18,7 @@
 
 #include "brokerd/admin.h"
 #include "brokerd/serve.h"
+#include "brokerd/serve_socket.h"
 #include "proto/frame.h"
 
 enum { SOCK_BROKER, SOCK_ADMIN, SOCK_COUNT };
@@ -27,6 +26,8 @@ enum { SOCK_BROKER, SOCK_ADMIN, SOCK_COUNT };
 enum { SLOT_WAKE, SLOT_STOP, SLOT_LISTEN, SLOT_CONNS = SLOT_LISTEN + SOCK_COUNT };
 /* A refusal (busy, too large) is a small frame; it gets this long. */
 #define SERVE_REFUSE_TIMEOUT_MS	100
+/* Out of descriptors, the listeners rest this long instead of spinning. */
+#define SERVE_BACKOFF_MS	100
 
 static const char *sock_names[SOCK_COUNT] = { "broker.sock", "admin.sock" };
 
@@ -54,6 +55,7 @@ struct serve {
 	size_t			 s_open;	/* connections, either phase */
 	size_t			 s_busy[SOCK_COUNT];	/* threads */
 	bool			 s_stopping;
+	bool			 s_backoff;	/* poll loop only: out of fds */
 };
 
 static int64_t
@@ -65,58 +67,13 @@ mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Creates every missing directory above path with mode 0700. */
-static int
-make_parents(const char *path, struct bx_error *err)
-{
-	char dir[PATH_MAX];
-	char *p;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (p = dir + 1; (p = strchr(p, '/')) != NULL; p++) {
-		*p = '\0';
-		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-			return bx_fail(err, "%s: cannot create: %s", dir,
-			    strerror(errno));
-		*p = '/';
-	}
-	return 0;
-}
-
 static int
 listen_on(struct serve *s, int i, const char *path, struct bx_error *err)
 {
-	struct sockaddr_un sun;
-	struct stat st;
-	int fd;
-
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path))
-		return bx_fail(err, "%s: socket path too long", path);
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 	snprintf(s->s_path[i], sizeof(s->s_path[i]), "%s", path);
-	if (make_parents(path, err) == -1)
-		return -1;
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode))
-			return bx_fail(err, "%s: exists and is not a socket",
-			    path);
-		if (unlink(path) == -1)
-			return bx_fail(err, "%s: cannot remove the stale "
-			    "socket: %s", path, strerror(errno));
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd == -1)
-		return bx_fail(err, "socket: %s", strerror(errno));
-	s->s_listen[i] = fd;
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
-	    chmod(path, 0600) == -1 || listen(fd, SERVE_BACKLOG) == -1 ||
-	    stat(path, &st) == -1)
-		return bx_fail(err, "%s: cannot listen: %s", path,
-		    strerror(errno));
-	s->s_ino[i] = st.st_ino;
-	return 0;
+	s->s_listen[i] = serve_socket_listen(path, SERVE_BACKLOG, &s->s_ino[i],
+	    err);
+	return s->s_listen[i] == -1 ? -1 : 0;
 }
 
 struct serve *
@@ -131,6 +88,7 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 	s->s_cfg = *cfg;
 	if (s->s_cfg.max_connections == 0)
 		s->s_cfg.max_connections = SERVE_MAX_CONNECTIONS;
+	s->s_cfg.max_connections = serve_socket_fit(s->s_cfg.max_connections);
 	if (s->s_cfg.max_calls == 0)
 		s->s_cfg.max_calls = SERVE_MAX_CALLS;
 	if (s->s_cfg.read_timeout_ms <= 0)
@@ -172,7 +130,6 @@ conn_free(struct conn *c)
 static void
 unlisten(struct serve *s)
 {
-	struct stat st;
 	int i;
 
 	for (i = 0; i < SOCK_COUNT; i++) {
@@ -180,9 +137,7 @@ unlisten(struct serve *s)
 			continue;
 		close(s->s_listen[i]);
 		s->s_listen[i] = -1;
-		if (s->s_ino[i] != 0 && stat(s->s_path[i], &st) == 0 &&
-		    st.st_ino == s->s_ino[i])
-			unlink(s->s_path[i]);
+		serve_socket_remove(s->s_path[i], s->s_ino[i]);
 	}
 }
 
@@ -355,6 +310,10 @@ accept_all(struct serve *s, int which)
 		bx_frame_reader_init(&c->c_reader, fd);
 		s->s_waiting[s->s_nwaiting++] = c;
 	}
+	/* A full descriptor table leaves the listener readable: rest. */
+	if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+	    errno == ENOMEM)
+		s->s_backoff = true;
 }
 
 /* Reads what waiting connection i has sent; returns whether it left the list. */
@@ -431,10 +390,14 @@ poll_once(struct serve *s, struct bx_error *err)
 	int timeout;
 
 	timeout = reap_late(s);
+	if (s->s_backoff && (timeout == -1 || timeout > SERVE_BACKOFF_MS))
+		timeout = SERVE_BACKOFF_MS;
 	p[SLOT_WAKE] = (struct pollfd){ s->s_wake[0], POLLIN, 0 };
 	p[SLOT_STOP] = (struct pollfd){ s->s_cfg.stop_fd, POLLIN, 0 };
 	for (i = 0; i < SOCK_COUNT; i++)
-		p[SLOT_LISTEN + i] = (struct pollfd){ s->s_listen[i], POLLIN, 0 };
+		p[SLOT_LISTEN + i] = (struct pollfd){ s->s_backoff ? -1 :
+		    s->s_listen[i], POLLIN, 0 };
+	s->s_backoff = false;
 	n = s->s_nwaiting;
 	for (i = 0; i < n; i++)
 		p[SLOT_CONNS + i] = (struct pollfd){ s->s_waiting[i]->c_fd,

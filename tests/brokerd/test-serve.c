@@ -6,11 +6,14 @@
  * connection; the bounds, the first-frame deadline and frame_too_large; a
  * clean stop that removes the sockets.
  */
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +26,7 @@
 
 #include "broker-fixture.h"
 #include "brokerd/serve.h"
+#include "brokerd/serve_socket.h"
 #include "proto/chain.h"
 #include "proto/frame.h"
 
@@ -526,6 +530,85 @@ test_stale_sockets_are_replaced_and_files_kept(void **state)
 	stop(x);
 }
 
+/* Runs fn in a child process (its limits are its own); 0 if it passed. */
+static int
+in_child(void (*fn)(void))
+{
+	pid_t pid;
+	int status;
+
+	assert_true((pid = fork()) >= 0);
+	if (pid == 0) {
+		fn();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+#define CHILD_CHECK(cond, code)	do { if (!(cond)) _exit(code); } while (0)
+
+static void
+fit_child(void)
+{
+	struct rlimit rl = { 100, 400 };
+
+	/* The soft limit is raised as far as the hard one allows. */
+	CHILD_CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0, 1);
+	CHILD_CHECK(serve_socket_fit(200) == 200, 2);
+	CHILD_CHECK(getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_cur == 200 + SERVE_FD_RESERVE, 3);
+	CHILD_CHECK(serve_socket_fit(1024) == 400 - SERVE_FD_RESERVE, 4);
+	rl.rlim_cur = rl.rlim_max = 50;
+	CHILD_CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0, 5);
+	CHILD_CHECK(serve_socket_fit(1024) == 1, 6);
+}
+
+static void
+test_connections_stay_below_the_descriptor_limit(void **state)
+{
+	(void)state;
+	assert_int_equal(in_child(fit_child), 0);
+}
+
+static void
+exhausted_child(void)
+{
+	struct rlimit rl = { 256, 256 };
+	struct sfix *x;
+	struct bx_frame_reader r;
+	struct bx_msg *m;
+	int hog[256], n = 0, fd, i;
+
+	CHILD_CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0, 1);
+	x = start(900000, 0, 0, 0);
+	/* Take every descriptor left but one, for the client's socket. */
+	while (n < 256 && (hog[n] = open("/dev/null", O_RDONLY)) != -1)
+		n++;
+	CHILD_CHECK(n > 1, 2);
+	close(hog[--n]);
+	fd = dial(x->admin);
+	send_msg(fd, bx_msg_new(BX_MSG_APPROVALS));
+	/* brokerd cannot accept it now; once it can, it answers. */
+	usleep(300 * 1000);
+	for (i = 0; i < n; i++)
+		close(hog[i]);
+	bx_frame_reader_init(&r, fd);
+	m = next_frame(&r);
+	CHILD_CHECK(m->kind == BX_MSG_APPROVAL_LIST, 3);
+	bx_msg_free(m);
+	bx_frame_reader_free(&r);
+	close(fd);
+	stop(x);
+}
+
+static void
+test_out_of_descriptors_it_waits_and_recovers(void **state)
+{
+	(void)state;
+	assert_int_equal(in_child(exhausted_child), 0);
+}
+
 int
 main(void)
 {
@@ -541,6 +624,9 @@ main(void)
 		cmocka_unit_test(test_a_silent_or_half_frame_client_is_dropped),
 		cmocka_unit_test(test_too_large_and_bad_frames),
 		cmocka_unit_test(test_stale_sockets_are_replaced_and_files_kept),
+		cmocka_unit_test(
+		    test_connections_stay_below_the_descriptor_limit),
+		cmocka_unit_test(test_out_of_descriptors_it_waits_and_recovers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
