@@ -20,6 +20,11 @@
  * Repairs and new daily files run alone, once every written record is
  * settled: nobody writes while the tail of the file is being read back or
  * the file is being changed.
+ *
+ * Each waiter sleeps on a condition variable of its own, woken when its
+ * record is settled, or to lead the next sync: one wake-up per call, not
+ * one for every waiter at every sync. a_settled_cv is only for appenders
+ * waiting for the writer to drain.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +40,7 @@ struct audit_waiter {
 	uint64_t		 w_ticket;
 	enum waiter_state	 w_state;
 	struct bx_error		*w_err;		/* filled when it fails */
+	pthread_cond_t		 w_cv;		/* settled, or lead a sync */
 	struct audit_waiter	*w_next;
 };
 
@@ -66,8 +72,12 @@ settle(struct audit *a, uint64_t end, const char *msg)
 			w->w_state = WAITER_FAILED;
 			bx_fail(w->w_err, "%s", msg);
 		}
+		pthread_cond_signal(&w->w_cv);
 	}
 	a->a_settled = end;
+	/* Records written during the sync need a leader for the next one. */
+	if (a->a_waiters != NULL)
+		pthread_cond_signal(&a->a_waiters->w_cv);
 	pthread_cond_broadcast(&a->a_settled_cv);
 }
 
@@ -177,6 +187,7 @@ audit_append(struct audit *a, const struct bx_audit_event *ev,
 	w.w_ticket = a->a_tickets++;
 	w.w_state = WAITER_PENDING;
 	w.w_err = err;
+	pthread_cond_init(&w.w_cv, NULL);
 	w.w_next = a->a_waiters;
 	/*
 	 * w lives on this stack while it is listed: settle() unlinks it
@@ -188,8 +199,9 @@ audit_append(struct audit *a, const struct bx_audit_event *ev,
 		if (!a->a_syncing)
 			lead(a);
 		else
-			pthread_cond_wait(&a->a_settled_cv, &a->a_mu);
+			pthread_cond_wait(&w.w_cv, &a->a_mu);
 	}
+	pthread_cond_destroy(&w.w_cv);
 	if (w.w_state == WAITER_SYNCED) {
 		*ret_seq = seq;
 		rv = 0;
