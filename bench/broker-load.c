@@ -11,7 +11,8 @@
  *	with 1, 4 and 16 concurrent clients, each its own session, against
  *	10 and 1,000 grant files: median and p99 latency, calls per second;
  *	brokerd's CPU time per call (all its threads, the kernel's work
- *	for its syscalls included) and its peak RSS (VmHWM) per grant set.
+ *	for its syscalls included) and the clients' (this process's, while
+ *	they run), and brokerd's peak RSS (VmHWM) per grant set.
  *
  * The machine may be shared, and a disk's fsync time moves with what else
  * runs, so the floor is measured in slices interleaved with the slices of
@@ -90,6 +91,7 @@ struct result {
 	double	r_p99_us;
 	double	r_cps;
 	double	r_cpu_us;	/* brokerd's, per answered call */
+	double	r_client_us;	/* the clients', per answered call */
 };
 
 /* The floor's file and its two sets of figures. */
@@ -109,6 +111,7 @@ struct pool {
 	size_t	 p_cap;
 	double	 p_seconds;
 	size_t	 p_done;	/* every answered call, warm-up included */
+	int64_t	 p_client_ns;	/* this process's CPU time in the windows */
 };
 
 struct daemon {
@@ -377,6 +380,16 @@ daemon_hwm(pid_t pid)
 	return kib;
 }
 
+/* This process's CPU time so far in ns, every thread. */
+static int64_t
+self_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /*
  * brokerd's CPU time so far in ns, every thread, exited ones included,
  * from the scheduler's own count (not sampled at ticks).
@@ -531,6 +544,7 @@ cell_window(struct daemon *d, int grants, enum kind k, int n, double window,
 	int i;
 
 	memset(cl, 0, sizeof(cl));
+	p->p_client_ns -= self_cpu_ns();
 	pthread_barrier_init(&start, NULL, (unsigned)n + 1);
 	begin = now_ns() + BENCH_WARMUP_NS;
 	for (i = 0; i < n; i++) {
@@ -554,6 +568,7 @@ cell_window(struct daemon *d, int grants, enum kind k, int n, double window,
 	for (i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
 	pthread_barrier_destroy(&start);
+	p->p_client_ns += self_cpu_ns();
 	for (i = 0; i < n; i++) {
 		if (cl[i].cl_error[0] != '\0' && !failed) {
 			fprintf(stderr, "bench-broker-load: %d grants, %s, "
@@ -600,6 +615,7 @@ cell_run(struct daemon *d, int grants, enum kind k, int n, struct floor *f,
 	cpu1 = daemon_cpu_ns(d->d_pid);
 	r->r_cpu_us = cpu0 == -1 || cpu1 == -1 ? 0 :
 	    (cpu1 - cpu0) / 1000.0 / p.p_done;
+	r->r_client_us = p.p_client_ns / 1000.0 / p.p_done;
 	pool_result(&p, r);
 	if (f != NULL) {
 		pool_result(&fresh, &f->f_fresh);
@@ -676,20 +692,21 @@ print_table(const struct floor *f,
 	printf("broker-load: the same back to back in one thread: median "
 	    "%.0f us, p99 %.0f us (%zu runs)\n", f->f_same.r_median_us,
 	    f->f_same.r_p99_us, f->f_same.r_calls);
-	printf("broker-load: %6s %-8s %7s %8s %10s %10s %9s %7s\n", "grants",
-	    "call", "clients", "calls", "median_us", "p99_us", "calls/s",
-	    "cpu_us");
+	printf("broker-load: %6s %-8s %7s %8s %10s %10s %9s %7s %9s\n",
+	    "grants", "call", "clients", "calls", "median_us", "p99_us",
+	    "calls/s", "cpu_us", "client_us");
 	for (g = 0; g < NGRANTS; g++)
 		for (k = 0; k < KIND_MAX; k++)
 			for (ci = 0; ci < NCLIENTS; ci++)
 				printf("broker-load: %6d %-8s %7d %8zu %10.0f "
-				    "%10.0f %9.0f %7.0f\n", grant_counts[g],
+				    "%10.0f %9.0f %7.0f %9.0f\n", grant_counts[g],
 				    kind_names[k], client_counts[ci],
 				    res[g][k][ci].r_calls,
 				    res[g][k][ci].r_median_us,
 				    res[g][k][ci].r_p99_us,
 				    res[g][k][ci].r_cps,
-				    res[g][k][ci].r_cpu_us);
+				    res[g][k][ci].r_cpu_us,
+				    res[g][k][ci].r_client_us);
 	for (g = 0; g < NGRANTS; g++)
 		printf("broker-load: brokerd peak RSS (VmHWM), %d grants: "
 		    "%ld KiB\n", grant_counts[g], hwm[g]);
