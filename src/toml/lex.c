@@ -184,17 +184,23 @@ toml_lex_skip_blank(struct toml_lexer *lx)
 }
 
 int
+toml_lex_line_ends(struct toml_lexer *lx)
+{
+	toml_lex_skip_ws(lx);
+	if (toml_lex_comment(lx) == -1)
+		return -1;
+	if (toml_lex_eof(lx))
+		return 1;
+	return toml_lex_newline(lx);
+}
+
+int
 toml_lex_end_of_line(struct toml_lexer *lx, const char *after)
 {
 	char expected[96];
 	int rc;
 
-	toml_lex_skip_ws(lx);
-	if (toml_lex_comment(lx) == -1)
-		return -1;
-	if (toml_lex_eof(lx))
-		return 0;
-	if ((rc = toml_lex_newline(lx)) != 0)
+	if ((rc = toml_lex_line_ends(lx)) != 0)
 		return rc == 1 ? 0 : -1;
 	snprintf(expected, sizeof(expected), "the end of the line after %s",
 	    after);

@@ -71,6 +71,12 @@ int	toml_lex_newline(struct toml_lexer *lx);
 int	toml_lex_comment(struct toml_lexer *lx);
 /* Skips whitespace, comments and newlines, as allowed inside arrays. */
 int	toml_lex_skip_blank(struct toml_lexer *lx);
+/*
+ * Skips whitespace and a comment; then 1 when the line ends there (its
+ * newline consumed, or the end of the document), 0 when something else
+ * follows, -1 on an error.
+ */
+int	toml_lex_line_ends(struct toml_lexer *lx);
 /* After a key/value or a header: whitespace, a comment, then EOL or EOF. */
 int	toml_lex_end_of_line(struct toml_lexer *lx, const char *after);
 

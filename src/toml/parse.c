@@ -37,12 +37,7 @@ line(struct toml_lexer *lx, struct toml_table *root,
 	int rc, c;
 
 	toml_lex_context(lx, "key", NULL);
-	toml_lex_skip_ws(lx);
-	if (toml_lex_comment(lx) == -1)
-		return -1;
-	if (toml_lex_eof(lx))
-		return 0;
-	if ((rc = toml_lex_newline(lx)) != 0)
+	if ((rc = toml_lex_line_ends(lx)) != 0)
 		return rc == 1 ? 0 : -1;
 	c = toml_lex_peek(lx, 0);
 	if (c == '[')
