@@ -150,30 +150,45 @@ approvals_add(struct approvals *t, const struct approvals_item *item,
 	return a;
 }
 
+/* The next time a waiting call asks whether its connection is gone. */
+static void
+next_watch(struct timespec *until)
+{
+	clock_gettime(CLOCK_MONOTONIC, until);
+	until->tv_nsec += APPROVALS_WATCH_MS * 1000000L;
+	until->tv_sec += until->tv_nsec / 1000000000L;
+	until->tv_nsec %= 1000000000L;
+}
+
+/*
+ * The watch time is kept across wake-ups: every change to the table wakes
+ * every waiter, and a table that changes more often than APPROVALS_WATCH_MS
+ * must not keep a waiter from ever looking at its connection.
+ */
 enum approvals_answer
 approvals_wait(struct approvals *t, struct approval *a, bool (*gone)(void *),
     void *ctx, const char **ret_reason)
 {
 	struct timespec until;
 	enum approvals_answer ans;
+	bool left;
 
 	pthread_mutex_lock(&t->t_lock);
+	next_watch(&until);
 	while (a->a_answer == APPROVALS_PENDING) {
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_nsec += APPROVALS_WATCH_MS * 1000000L;
-		until.tv_sec += until.tv_nsec / 1000000000L;
-		until.tv_nsec %= 1000000000L;
-		if (pthread_cond_timedwait(&t->t_changed, &t->t_lock,
-		    &until) != ETIMEDOUT || gone == NULL)
-			continue;
-		pthread_mutex_unlock(&t->t_lock);
-		if (!gone(ctx)) {
-			pthread_mutex_lock(&t->t_lock);
+		if (gone == NULL) {
+			pthread_cond_wait(&t->t_changed, &t->t_lock);
 			continue;
 		}
+		if (pthread_cond_timedwait(&t->t_changed, &t->t_lock,
+		    &until) != ETIMEDOUT)
+			continue;
+		pthread_mutex_unlock(&t->t_lock);
+		left = gone(ctx);
 		pthread_mutex_lock(&t->t_lock);
-		if (a->a_answer == APPROVALS_PENDING)
+		if (left && a->a_answer == APPROVALS_PENDING)
 			answer(t, a, APPROVALS_ABANDONED);
+		next_watch(&until);
 	}
 	ans = a->a_answer;
 	*ret_reason = a->a_reason;

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "broker-fixture.h"
@@ -199,6 +201,96 @@ test_gone_connection_removes_the_entry(void **state)
 	assert_int_equal(approvals_pending(t), 0);
 	assert_int_equal(approvals_answer(t, 5, APPROVALS_APPROVED, NULL,
 	    &out, &err), -1);
+	approvals_free(t);
+}
+
+/* Changes the table every millisecond: an entry added, expired, finished. */
+struct hammer {
+	struct approvals	*t;
+	pthread_mutex_t		 lock;
+	pthread_cond_t		 changed;
+	bool			 stop;
+	struct waiter		*w;	/* the waiter it disturbs */
+	bool			 waiter_done;
+};
+
+static void *
+hammer_run(void *arg)
+{
+	struct hammer *h = arg;
+	struct bx_outcome none = { BX_OUTCOME_DENIED, BX_DENY_APPROVAL_EXPIRED };
+	struct approvals_item it;
+	struct approval *a;
+	struct bx_error err;
+	const char *reason;
+	uint64_t id = 1000;
+	bool stop = false;
+
+	while (!stop) {
+		it = item(id++, 0);
+		if ((a = approvals_add(h->t, &it, &err)) != NULL) {
+			approvals_expire(h->t, 0);
+			approvals_wait(h->t, a, NULL, NULL, &reason);
+			approvals_finish(h->t, a, &none);
+		}
+		usleep(1000);
+		pthread_mutex_lock(&h->lock);
+		stop = h->stop;
+		pthread_mutex_unlock(&h->lock);
+	}
+	return NULL;
+}
+
+static void *
+watched_waiter_run(void *arg)
+{
+	struct hammer *h = arg;
+
+	waiter_run(h->w);
+	pthread_mutex_lock(&h->lock);
+	h->waiter_done = true;
+	pthread_cond_broadcast(&h->changed);
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+static void
+test_a_busy_table_still_sees_the_connection_go(void **state)
+{
+	struct waiter w = { .gone_after = 0 };
+	struct hammer h = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	    .changed = PTHREAD_COND_INITIALIZER, .w = &w };
+	struct approvals *t = approvals_new();
+	struct approvals_item it = item(5, 1000000);
+	struct timespec until;
+	struct bx_error err;
+	pthread_t hammer, waiter;
+	bool done;
+
+	(void)state;
+	h.t = t;
+	w.t = t;
+	assert_non_null(w.a = approvals_add(t, &it, &err));
+	assert_int_equal(pthread_create(&hammer, NULL, hammer_run, &h), 0);
+	assert_int_equal(pthread_create(&waiter, NULL, watched_waiter_run,
+	    &h), 0);
+	/* Generous: the waiter looks at its connection within 100 ms. */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 20;
+	pthread_mutex_lock(&h.lock);
+	while (!h.waiter_done)
+		if (pthread_cond_timedwait(&h.changed, &h.lock, &until) != 0)
+			break;
+	done = h.waiter_done;
+	h.stop = true;
+	pthread_mutex_unlock(&h.lock);
+	if (!done)
+		fail_msg("a table changing every millisecond kept the waiter "
+		    "from noticing its connection was gone");
+	pthread_join(waiter, NULL);
+	pthread_join(hammer, NULL);
+	assert_int_equal(w.got, APPROVALS_ABANDONED);
+	assert_int_equal(approvals_pending(t), 0);
 	approvals_free(t);
 }
 
@@ -561,6 +653,8 @@ main(void)
 		cmocka_unit_test(test_unknown_id_is_refused),
 		cmocka_unit_test(test_expire_wakes_the_waiter),
 		cmocka_unit_test(test_gone_connection_removes_the_entry),
+		cmocka_unit_test(
+		    test_a_busy_table_still_sees_the_connection_go),
 		cmocka_unit_test(test_list_copies_pending_oldest_first),
 #define T(name) cmocka_unit_test_setup_teardown(name, setup_broker, \
     teardown_broker)
