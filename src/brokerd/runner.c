@@ -8,6 +8,8 @@
 
 #include "brokerd/runner.h"
 
+/* What a runtime's -1 becomes when it left no message. */
+#define RUNNER_SILENT		"the runtime failed without saying why"
 /* A spec never holds more mounts than a grant holds paths. */
 #define RUNNER_MAX_MOUNTS	GRANTS_MAX_CONSTRAINTS
 
@@ -108,10 +110,14 @@ runner_run(const struct decision *d, bool approved, const struct runtime *rt,
 		    "decision with its arguments and grant runs");
 	if (build(d, &spec, err) == -1)
 		goto out;
+	rerr.msg[0] = '\0';
 	if (rt->run(rt->ctx, &spec, &r, &rerr) == -1) {
+		/* Whatever it left in r is not an answer. */
+		free(r.rr_text);
 		r.rr_status = RUN_UNAVAILABLE;
 		r.rr_truncated = false;
-		if ((r.rr_text = strdup(rerr.msg)) == NULL) {
+		if ((r.rr_text = strdup(rerr.msg[0] != '\0' ? rerr.msg :
+		    RUNNER_SILENT)) == NULL) {
 			bx_fail(err, "runner: out of memory");
 			goto out;
 		}

@@ -226,6 +226,40 @@ test_refusing_runtime_says_m3b(void **state)
 	decision_free(d);
 }
 
+/* A runtime that fails without a message and leaves text behind. */
+static int
+silent_run(void *ctx, const struct run_spec *spec, struct run_result *ret,
+    struct bx_error *err)
+{
+	(void)ctx;
+	(void)spec;
+	(void)err;
+	ret->rr_status = RUN_OK;
+	ret->rr_text = strdup("half an answer");
+	return -1;
+}
+
+static void
+test_a_silent_runtime_failure_is_unavailable(void **state)
+{
+	struct fixture *f = *state;
+	struct runtime silent = { silent_run, NULL };
+	struct decision *d;
+	struct run_result rr;
+	struct bx_error err;
+
+	fixture_grant(f->dir, "notes", "read_file", "auto", "secret", LATER,
+	    "paths = [\"/notes\"]");
+	d = decide(f, "read_file", "{\"path\":\"/notes/x\"}");
+	/* A message of runner.c's own, and what it left is freed. */
+	assert_int_equal(runner_run(d, false, &silent, &rr, &err), 0);
+	assert_int_equal(rr.rr_status, RUN_UNAVAILABLE);
+	assert_string_equal(rr.rr_text, "the runtime failed without saying why");
+	assert_false(rr.rr_truncated);
+	run_result_clear(&rr);
+	decision_free(d);
+}
+
 static void
 test_failures_and_truncation_pass_through(void **state)
 {
@@ -264,6 +298,7 @@ main(void)
 		T(test_http_fetch_has_egress_to_the_grant_hosts_only),
 		T(test_only_allowed_or_approved_decisions_run),
 		T(test_refusing_runtime_says_m3b),
+		T(test_a_silent_runtime_failure_is_unavailable),
 		T(test_failures_and_truncation_pass_through),
 	};
 #undef T
