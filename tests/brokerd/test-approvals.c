@@ -606,6 +606,46 @@ test_approve_after_the_taint_rose(void **state)
 }
 
 static void
+test_approve_after_the_owner_allowed_it_outright(void **state)
+{
+	struct bfix *f = *state;
+	struct bx_audit_record *r;
+	struct bx_msg *m;
+	struct asked a;
+	size_t n;
+
+	ask_notes(f, &a, "s1", "c1");
+	/* The ask grant is gone; an auto one with other terms took its place. */
+	bfix_ungrant(f, "notes");
+	bfix_grant(f, "notes-auto", "read_file", "auto", "secret", "secret",
+	    true, "paths = [\"/notes/a\"]");
+	m = approve(f, a.id);
+	assert_int_equal(m->kind, BX_MSG_APPROVE_RESULT);
+	assert_int_equal(m->approve_result.kind, BX_OUTCOME_ALLOWED);
+	bx_msg_free(m);
+	m = finish(&a, BX_STATUS_RESULT);
+	/* Run under the grant matched now: its mount, class and flag. */
+	assert_int_equal(m->tool_response.class, BX_CLASS_SECRET);
+	assert_true(m->tool_response.untrusted);
+	bx_msg_free(m);
+	bpeer_free(&a.p);
+	assert_int_equal(recording_count(&f->rec), 1);
+	assert_string_equal(f->rec.calls[0].mounts[0], "/notes/a");
+	expect_approval(f, a.id, BX_ANSWER_APPROVED, BX_OUTCOME_ALLOWED, 0,
+	    NULL);
+	n = bfix_records(f, &r);
+	assert_int_equal(n, 3);
+	assert_int_equal(r[2].event.type, BX_AUDIT_RESULT);
+	assert_int_equal(r[2].event.result.decision, a.id);
+	assert_int_equal(r[2].event.result.class, BX_CLASS_SECRET);
+	assert_true(r[2].event.result.untrusted);
+	assert_int_equal(r[2].event.result.taint_after, BX_CLASS_SECRET);
+	bfix_records_free(r, n);
+	assert_int_equal(bfix_state(f, "s1").taint, BX_CLASS_SECRET);
+	assert_true(bfix_state(f, "s1").untrusted);
+}
+
+static void
 test_an_unknown_id_is_no_such_approval(void **state)
 {
 	struct bfix *f = *state;
@@ -664,6 +704,7 @@ main(void)
 		T(test_expiry_is_the_grants_when_earlier),
 		T(test_approve_after_the_grant_was_removed),
 		T(test_approve_after_the_taint_rose),
+		T(test_approve_after_the_owner_allowed_it_outright),
 		T(test_an_unknown_id_is_no_such_approval),
 		T(test_dropped_connection_is_abandoned),
 #undef T
