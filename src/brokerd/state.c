@@ -50,8 +50,12 @@ state_open(const char *home, struct bx_error *err)
 	int n;
 
 	n = snprintf(broker, sizeof(broker), "%s/broker", home);
-	if (n < 0 || (size_t)n + sizeof("/sessions") > sizeof(broker)) {
-		bx_fail(err, "%s: home path too long", home);
+	/* Room for the longest file: sessions/<BX_ID_MAX bytes>.json.tmp. */
+	if (n < 0 || (size_t)n + sizeof("/sessions/") - 1 + BX_ID_MAX +
+	    sizeof(".json.tmp") > sizeof(broker)) {
+		/* The reason first: a path this long fills the message. */
+		bx_fail(err, "state: a home path of %zu bytes is too long for "
+		    "broker/sessions/<id>.json.tmp: %s", strlen(home), home);
 		return NULL;
 	}
 	if (make_dir(home, err) == -1 || make_dir(broker, err) == -1)

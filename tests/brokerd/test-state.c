@@ -217,6 +217,23 @@ test_writer_seam_can_fail(void **state)
 }
 
 static void
+test_a_home_too_long_for_every_state_file_is_refused(void **state)
+{
+	char home[PATH_MAX];
+	struct bx_error err;
+	size_t len;
+
+	(void)state;
+	/* The directory fits, but not sessions/<64-byte id>.json.tmp in it. */
+	len = PATH_MAX - sizeof("/broker/sessions/") - 40;
+	memset(home, 'h', len);
+	home[0] = '/';
+	home[len] = '\0';
+	assert_null(state_open(home, &err));
+	assert_non_null(strstr(err.msg, "too long for broker/sessions/"));
+}
+
+static void
 test_raise_never_lowers(void **state)
 {
 	struct state_value v = { BX_CLASS_SECRET, true }, r;
@@ -296,6 +313,8 @@ main(void)
 		    test_bad_session_ids_are_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_seam_can_fail,
 		    setup, teardown),
+		cmocka_unit_test(
+		    test_a_home_too_long_for_every_state_file_is_refused),
 		cmocka_unit_test(test_raise_never_lowers),
 		cmocka_unit_test_setup_teardown(
 		    test_hold_serializes_one_session, setup, teardown),
