@@ -17,7 +17,7 @@
 
 static const char *status_names[BX_FRAME_STATUS_MAX] = {
 	"ok", "end of stream", "end of stream inside a frame", "timed out",
-	"frame too large", "I/O error",
+	"frame too large", "I/O error", "buffer at its limit",
 };
 
 const char *
@@ -32,6 +32,14 @@ bx_frame_reader_init(struct bx_frame_reader *r, int fd)
 	memset(r, 0, sizeof(*r));
 	r->fr_fd = fd;
 	r->fr_state = BX_FRAME_OK;
+}
+
+void
+bx_frame_reader_limit(struct bx_frame_reader *r, size_t limit)
+{
+	if (limit < BX_FRAME_INITIAL)
+		limit = BX_FRAME_INITIAL;
+	r->fr_limit = limit < BX_FRAME_MAX ? limit : BX_FRAME_MAX;
 }
 
 void
@@ -132,7 +140,8 @@ sticky(const struct bx_frame_reader *r, struct bx_error *err)
 
 /*
  * Makes room for more bytes: drops consumed bytes first, then doubles the
- * buffer, never past BX_FRAME_MAX. Returns -1 only if memory ran out.
+ * buffer, never past the limit. Returns 1 when the limit leaves no room,
+ * and -1 if memory ran out.
  */
 static int
 make_room(struct bx_frame_reader *r, struct bx_error *err)
@@ -149,8 +158,13 @@ make_room(struct bx_frame_reader *r, struct bx_error *err)
 	if (r->fr_len < r->fr_cap)
 		return 0;
 	cap = r->fr_cap == 0 ? BX_FRAME_INITIAL : r->fr_cap * 2;
+	/* 0, as a zeroed reader has it, is no limit. */
+	if (r->fr_limit != 0 && cap > r->fr_limit)
+		cap = r->fr_limit;
 	if (cap > BX_FRAME_MAX)
 		cap = BX_FRAME_MAX;
+	if (cap <= r->fr_cap)
+		return 1;
 	if ((p = realloc(r->fr_buf, cap)) == NULL)
 		return bx_fail(err, "out of memory for a %zu-byte frame buffer",
 		    cap);
@@ -188,7 +202,7 @@ bx_frame_read(struct bx_frame_reader *r, int timeout_ms,
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 	ssize_t n;
-	int ready;
+	int ready, room;
 
 	if (r->fr_state != BX_FRAME_OK)
 		return sticky(r, err);
@@ -199,8 +213,13 @@ bx_frame_read(struct bx_frame_reader *r, int timeout_ms,
 			finish(r, BX_FRAME_TOO_LARGE);
 			return sticky(r, err);
 		}
-		if (make_room(r, err) == -1)
+		if ((room = make_room(r, err)) == -1)
 			return finish(r, BX_FRAME_IO);
+		if (room == 1) {
+			bx_fail(err, "%zu bytes without a newline fill the "
+			    "reader's limit", r->fr_len - r->fr_start);
+			return BX_FRAME_FULL;
+		}
 		ready = wait_fd(r->fr_fd, POLLIN, deadline, err);
 		if (ready == -1)
 			return finish(r, BX_FRAME_IO);

@@ -1,7 +1,8 @@
 /*
  * test-frame.c: the NDJSON frame reader and writer of src/proto/frame.h
  * over socketpairs: several frames per read, one byte per read, the size
- * limit and bounded memory, end of stream inside a frame, EINTR, the read
+ * limit and bounded memory, a caller's lower limit on the buffer (BX_FRAME_FULL
+ * until raised), end of stream inside a frame, EINTR, the read
  * and write deadlines, and large writes to a slow reader.
  */
 #include <sys/ioctl.h>
@@ -283,9 +284,12 @@ test_too_large(void **state)
 	free(data);
 }
 
-/* BX_FRAME_MAX bytes before the newline is one too many. */
+/*
+ * BX_FRAME_MAX bytes before the newline is one too many, whatever limit
+ * (0: none set) the reader was given.
+ */
 static void
-test_one_past_limit(void **state)
+one_past(size_t limit)
 {
 	struct bx_frame_reader r;
 	struct bx_error err;
@@ -296,7 +300,6 @@ test_one_past_limit(void **state)
 	size_t len;
 	int sv[2];
 
-	(void)state;
 	data = malloc(BX_FRAME_MAX + 1);
 	assert_non_null(data);
 	memset(data, 'x', BX_FRAME_MAX);
@@ -308,6 +311,8 @@ test_one_past_limit(void **state)
 	f.pause_ms = 0;
 	assert_int_equal(pthread_create(&t, NULL, feed_whole, &f), 0);
 	bx_frame_reader_init(&r, sv[1]);
+	if (limit != 0)
+		bx_frame_reader_limit(&r, limit);
 	assert_int_equal(bx_frame_read(&r, 30000, &line, &len, &err),
 	    BX_FRAME_TOO_LARGE);
 	assert_true(bx_frame_reader_held(&r) <= BX_FRAME_MAX);
@@ -315,6 +320,21 @@ test_one_past_limit(void **state)
 	close(sv[1]);
 	pthread_join(t, NULL);
 	free(data);
+}
+
+static void
+test_one_past_limit(void **state)
+{
+	(void)state;
+	one_past(0);
+}
+
+/* A limit above a frame is no limit: still BX_FRAME_MAX. */
+static void
+test_one_past_limit_with_a_higher_limit(void **state)
+{
+	(void)state;
+	one_past(4 * (size_t)BX_FRAME_MAX);
 }
 
 static volatile sig_atomic_t	signals_seen;
@@ -358,6 +378,53 @@ catch_sigusr1(void)
 	sa.sa_handler = on_signal;	/* no SA_RESTART: calls see EINTR */
 	sigemptyset(&sa.sa_mask);
 	assert_int_equal(sigaction(SIGUSR1, &sa, NULL), 0);
+}
+
+static void
+test_a_limit_holds_the_buffer_until_raised(void **state)
+{
+	struct bx_frame_reader r;
+	struct bx_error err;
+	const char *line;
+	size_t len, n = 3 * BX_FRAME_INITIAL;
+	char *data;
+	int sv[2];
+
+	(void)state;
+	pair(sv);
+	assert_non_null(data = malloc(n + 1));
+	memset(data, 'a', n);
+	data[n] = '\n';
+	/* Everything but the newline first. */
+	assert_int_equal(bx_frame_write(sv[0], data, n, 5000, &err),
+	    BX_FRAME_OK);
+	bx_frame_reader_init(&r, sv[1]);
+	bx_frame_reader_limit(&r, 2 * BX_FRAME_INITIAL);
+	assert_int_equal(bx_frame_read(&r, 5000, &line, &len, &err),
+	    BX_FRAME_FULL);
+	assert_int_equal(bx_frame_reader_held(&r), 2 * BX_FRAME_INITIAL);
+	assert_int_equal(bx_frame_reader_pending(&r), 2 * BX_FRAME_INITIAL);
+	/* Not final, and it does not read past the limit. */
+	assert_int_equal(bx_frame_read(&r, 0, &line, &len, &err),
+	    BX_FRAME_FULL);
+	assert_int_equal(bx_frame_reader_held(&r), 2 * BX_FRAME_INITIAL);
+	/* Below the first buffer counts as the first buffer; never shrinks. */
+	bx_frame_reader_limit(&r, 1);
+	assert_int_equal(bx_frame_read(&r, 0, &line, &len, &err),
+	    BX_FRAME_FULL);
+	assert_int_equal(bx_frame_reader_held(&r), 2 * BX_FRAME_INITIAL);
+	bx_frame_reader_limit(&r, (size_t)-1);
+	assert_int_equal(bx_frame_write(sv[0], data + n, 1, 5000, &err),
+	    BX_FRAME_OK);
+	assert_int_equal(bx_frame_read(&r, 5000, &line, &len, &err),
+	    BX_FRAME_OK);
+	assert_int_equal(len, n);
+	assert_int_equal(line[0], 'a');
+	assert_int_equal(line[n - 1], 'a');
+	bx_frame_reader_free(&r);
+	close(sv[0]);
+	close(sv[1]);
+	free(data);
 }
 
 static void
@@ -605,6 +672,8 @@ test_status_names(void **state)
 	(void)state;
 	assert_string_equal(bx_frame_status_name(BX_FRAME_TOO_LARGE),
 	    "frame too large");
+	assert_string_equal(bx_frame_status_name(BX_FRAME_FULL),
+	    "buffer at its limit");
 	assert_string_equal(bx_frame_status_name(BX_FRAME_STATUS_MAX), "?");
 }
 
@@ -618,6 +687,8 @@ main(void)
 		cmocka_unit_test(test_exact_limit),
 		cmocka_unit_test(test_too_large),
 		cmocka_unit_test(test_one_past_limit),
+		cmocka_unit_test(test_a_limit_holds_the_buffer_until_raised),
+		cmocka_unit_test(test_one_past_limit_with_a_higher_limit),
 		cmocka_unit_test(test_eintr),
 		cmocka_unit_test(test_read_deadline),
 		cmocka_unit_test(test_deadline_covers_frame),
