@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@ struct conn {
 	int			 c_fd;
 	int			 c_which;
 	int64_t			 c_deadline;	/* monotonic ms */
+	size_t			 c_held;	/* its buffer, as counted */
+	bool			 c_full;	/* waits for budget to read on */
 	struct bx_frame_reader	 c_reader;
 	const char		*c_line;	/* the first frame, in c_reader */
 	size_t			 c_len;
@@ -49,9 +52,12 @@ struct serve {
 	int			 s_wake[2];
 	struct conn		**s_waiting;	/* poll phase */
 	size_t			 s_nwaiting;
+	size_t			 s_charged;	/* wait budget in use */
+	atomic_size_t		 s_held;	/* bytes the waiting ones hold */
 	struct pollfd		*s_pfds;
 	pthread_mutex_t		 s_lock;	/* guards the rest */
 	pthread_cond_t		 s_changed;
+	pthread_cond_t		 s_tick;	/* the expiry thread's, for stop */
 	size_t			 s_open;	/* connections, either phase */
 	size_t			 s_busy[SOCK_COUNT];	/* threads */
 	bool			 s_stopping;
@@ -93,9 +99,12 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 		s->s_cfg.max_calls = SERVE_MAX_CALLS;
 	if (s->s_cfg.read_timeout_ms <= 0)
 		s->s_cfg.read_timeout_ms = SERVE_READ_TIMEOUT_MS;
+	if (s->s_cfg.wait_budget == 0)
+		s->s_cfg.wait_budget = SERVE_WAIT_BUDGET;
 	s->s_listen[0] = s->s_listen[1] = s->s_wake[0] = s->s_wake[1] = -1;
 	pthread_mutex_init(&s->s_lock, NULL);
 	pthread_cond_init(&s->s_changed, NULL);
+	pthread_cond_init(&s->s_tick, NULL);
 	s->s_waiting = calloc(s->s_cfg.max_connections, sizeof(*s->s_waiting));
 	s->s_pfds = calloc(s->s_cfg.max_connections + SLOT_CONNS,
 	    sizeof(*s->s_pfds));
@@ -156,6 +165,7 @@ serve_free(struct serve *s)
 	if (s->s_wake[1] != -1)
 		close(s->s_wake[1]);
 	pthread_cond_destroy(&s->s_changed);
+	pthread_cond_destroy(&s->s_tick);
 	pthread_mutex_destroy(&s->s_lock);
 	free(s->s_waiting);
 	free(s->s_pfds);
@@ -169,6 +179,12 @@ serve_stop(struct serve *s)
 
 	n = write(s->s_wake[1], "x", 1);
 	(void)n;
+}
+
+size_t
+serve_waiting_bytes(struct serve *s)
+{
+	return atomic_load(&s->s_held);
 }
 
 /* Answers fd with an error frame, best effort: it is being closed anyway. */
@@ -271,12 +287,33 @@ drop:
 	closed(s, which, false);
 }
 
-/* Takes waiting connection i off the poll list (the last one moves in). */
+/* What a buffer of held bytes takes from the wait budget. */
+static size_t
+charge(size_t held)
+{
+	return held > BX_FRAME_INITIAL ? held - BX_FRAME_INITIAL : 0;
+}
+
+/* Counts c's buffer as holding held bytes now. */
+static void
+account(struct serve *s, struct conn *c, size_t held)
+{
+	s->s_charged = s->s_charged - charge(c->c_held) + charge(held);
+	atomic_fetch_sub(&s->s_held, c->c_held);
+	atomic_fetch_add(&s->s_held, held);
+	c->c_held = held;
+}
+
+/*
+ * Takes waiting connection i off the poll list (the last one moves in);
+ * its buffer no longer counts against the wait budget.
+ */
 static struct conn *
 unwait(struct serve *s, size_t i)
 {
 	struct conn *c = s->s_waiting[i];
 
+	account(s, c, 0);
 	s->s_waiting[i] = s->s_waiting[--s->s_nwaiting];
 	return c;
 }
@@ -316,28 +353,38 @@ accept_all(struct serve *s, int which)
 		s->s_backoff = true;
 }
 
-/* Reads what waiting connection i has sent; returns whether it left the list. */
-static bool
-read_some(struct serve *s, size_t i)
+/*
+ * Reads what waiting connection i has sent. Without POLLIN (it was not
+ * asked for, its buffer waiting for budget) revents is a hang-up or an
+ * error: nobody is left to answer.
+ */
+static void
+read_some(struct serve *s, size_t i, short revents)
 {
 	struct conn *c = s->s_waiting[i];
 	struct bx_error err;
-	enum bx_frame_status st;
+	enum bx_frame_status st = BX_FRAME_EOF;
 
-	st = bx_frame_read(&c->c_reader, 0, &c->c_line, &c->c_len, &err);
-	if (st == BX_FRAME_TIMEOUT)
-		return false;
+	/* It may grow into what the budget has left, no further. */
+	bx_frame_reader_limit(&c->c_reader, c->c_held +
+	    (s->s_cfg.wait_budget - s->s_charged));
+	if (revents & POLLIN)
+		st = bx_frame_read(&c->c_reader, 0, &c->c_line, &c->c_len,
+		    &err);
+	account(s, c, bx_frame_reader_held(&c->c_reader));
+	c->c_full = st == BX_FRAME_FULL;
+	if (st == BX_FRAME_TIMEOUT || st == BX_FRAME_FULL)
+		return;
 	unwait(s, i);
 	if (st == BX_FRAME_OK) {
 		dispatch(s, c);
-		return true;
+		return;
 	}
 	if (st == BX_FRAME_TOO_LARGE)
 		refuse(c->c_fd, BX_CODE_FRAME_TOO_LARGE, err.msg,
 		    SERVE_REFUSE_TIMEOUT_MS);
 	conn_free(c);
 	closed(s, SOCK_BROKER, false);
-	return true;
 }
 
 /* Closes waiting connections whose first frame is late; the next deadline. */
@@ -372,7 +419,7 @@ expiry_run(void *arg)
 	while (!s->s_stopping) {
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += SERVE_EXPIRY_MS / 1000;
-		pthread_cond_timedwait(&s->s_changed, &s->s_lock, &until);
+		pthread_cond_timedwait(&s->s_tick, &s->s_lock, &until);
 		pthread_mutex_unlock(&s->s_lock);
 		approvals_expire(broker_config(b)->approvals, broker_now(b));
 		pthread_mutex_lock(&s->s_lock);
@@ -399,9 +446,11 @@ poll_once(struct serve *s, struct bx_error *err)
 		    s->s_listen[i], POLLIN, 0 };
 	s->s_backoff = false;
 	n = s->s_nwaiting;
+	/* One whose buffer waits for budget is watched only for a hang-up. */
 	for (i = 0; i < n; i++)
 		p[SLOT_CONNS + i] = (struct pollfd){ s->s_waiting[i]->c_fd,
-		    POLLIN, 0 };
+		    s->s_waiting[i]->c_full &&
+		    s->s_charged >= s->s_cfg.wait_budget ? 0 : POLLIN, 0 };
 	if (poll(p, SLOT_CONNS + n, timeout) == -1) {
 		if (errno == EINTR)
 			return 1;
@@ -412,7 +461,7 @@ poll_once(struct serve *s, struct bx_error *err)
 	/* From the last, so that moving the last connection into i is safe. */
 	for (i = n; i-- > 0;)
 		if (p[SLOT_CONNS + i].revents != 0)
-			read_some(s, i);
+			read_some(s, i, p[SLOT_CONNS + i].revents);
 	for (i = 0; i < SOCK_COUNT; i++)
 		if (p[SLOT_LISTEN + i].revents != 0)
 			accept_all(s, (int)i);
@@ -440,6 +489,7 @@ serve_run(struct serve *s, struct bx_error *err)
 	pthread_mutex_lock(&s->s_lock);
 	s->s_stopping = true;
 	pthread_cond_broadcast(&s->s_changed);
+	pthread_cond_broadcast(&s->s_tick);
 	while (s->s_busy[SOCK_BROKER] + s->s_busy[SOCK_ADMIN] > 0)
 		pthread_cond_wait(&s->s_changed, &s->s_lock);
 	pthread_mutex_unlock(&s->s_lock);

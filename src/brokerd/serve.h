@@ -8,7 +8,17 @@
  * stale socket file is removed, and the socket is set to 0600. A new
  * connection is watched with poll(2) until its first complete frame arrives
  * (at most SERVE_READ_TIMEOUT_MS): idle or slow clients hold no thread. Then
- * one thread handles that one request and closes the connection. Any other
+ * one thread handles that one request and closes the connection.
+ *
+ * Memory of connections waiting for their first frame is bounded as a
+ * whole: each may hold BX_FRAME_INITIAL bytes, and what their buffers grow
+ * beyond that comes out of one budget (SERVE_WAIT_BUDGET). A connection
+ * whose partial frame needs more than the budget has left is not read until
+ * room comes back (its peer's writes block); past its deadline it is closed
+ * like any slow client. So waiting connections hold at most
+ * max_connections * BX_FRAME_INITIAL + SERVE_WAIT_BUDGET bytes (4 MiB +
+ * 16 MiB by default), and threads (max_calls + SERVE_MAX_ADMIN_CALLS) at
+ * most BX_FRAME_MAX each for their frame. Any other
  * kind on a socket is answered with error forbidden and printed with
  * see docs/runbook.md#socket-forbidden. Open connections and calls in
  * progress are bounded; past a bound the answer is error busy.
@@ -42,6 +52,8 @@
 #define SERVE_BACKLOG		128
 /* How often the expiry thread checks the approvals table. */
 #define SERVE_EXPIRY_MS		1000
+/* What first-frame buffers of waiting connections may grow by, in all. */
+#define SERVE_WAIT_BUDGET	(16 * 1024 * 1024)
 
 struct serve_config {
 	const char	*broker_socket;
@@ -50,6 +62,7 @@ struct serve_config {
 	size_t		 max_connections;	/* 0: SERVE_MAX_CONNECTIONS */
 	size_t		 max_calls;		/* 0: SERVE_MAX_CALLS */
 	int		 read_timeout_ms;	/* 0: SERVE_READ_TIMEOUT_MS */
+	size_t		 wait_budget;		/* 0: SERVE_WAIT_BUDGET */
 	int		 stop_fd;		/* readable means stop; -1: none */
 };
 
@@ -67,6 +80,12 @@ int	 serve_run(struct serve *, struct bx_error *);
 
 /* Asks serve_run to stop; safe from any thread and from a signal handler. */
 void	 serve_stop(struct serve *);
+
+/*
+ * Bytes the buffers of connections waiting for their first frame hold now;
+ * safe from any thread (tests and diagnostics).
+ */
+size_t	 serve_waiting_bytes(struct serve *);
 
 void	 serve_free(struct serve *);
 

@@ -53,8 +53,8 @@ serve_thread(void *arg)
 }
 
 static struct sfix *
-start(int64_t ttl_ms, size_t max_connections, size_t max_calls,
-    int read_timeout_ms)
+start_budget(int64_t ttl_ms, size_t max_connections, size_t max_calls,
+    int read_timeout_ms, size_t wait_budget)
 {
 	struct sfix *x = calloc(1, sizeof(*x));
 	struct serve_config sc;
@@ -76,11 +76,20 @@ start(int64_t ttl_ms, size_t max_connections, size_t max_calls,
 	sc.max_connections = max_connections;
 	sc.max_calls = max_calls;
 	sc.read_timeout_ms = read_timeout_ms;
+	sc.wait_budget = wait_budget;
 	sc.stop_fd = -1;
 	if ((x->s = serve_new(&sc, &err)) == NULL)
 		fail_msg("serve_new: %s", err.msg);
 	assert_int_equal(pthread_create(&x->thread, NULL, serve_thread, x), 0);
 	return x;
+}
+
+static struct sfix *
+start(int64_t ttl_ms, size_t max_connections, size_t max_calls,
+    int read_timeout_ms)
+{
+	return start_budget(ttl_ms, max_connections, max_calls,
+	    read_timeout_ms, 0);
 }
 
 static void
@@ -474,6 +483,94 @@ test_too_large_and_bad_frames(void **state)
 	stop(x);
 }
 
+/* Waits (generously) until brokerd's waiting connections hold want bytes. */
+static size_t
+wait_held(struct sfix *x, bool (*done)(size_t, size_t), size_t want)
+{
+	struct timespec t0, t;
+	size_t held;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		held = serve_waiting_bytes(x->s);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (done(held, want) || t.tv_sec - t0.tv_sec >= WAIT_MS / 1000)
+			return held;
+		usleep(10 * 1000);
+	}
+}
+
+static bool
+at_least(size_t held, size_t want)
+{
+	return held >= want;
+}
+
+static bool
+nothing(size_t held, size_t want)
+{
+	(void)want;
+	return held == 0;
+}
+
+#define HOGS		4
+#define HOG_BYTES	(100 * 1024)
+#define BUDGET		(256 * 1024)
+
+static void
+test_first_frame_buffers_are_bounded_in_total(void **state)
+{
+	struct sfix *x = start_budget(900000, 0, 0, 60000, BUDGET);
+	const size_t bound = (HOGS + 1) * BX_FRAME_INITIAL + BUDGET;
+	struct bx_frame_reader r;
+	struct bx_msg *m;
+	char *hog, *args;
+	int hogs[HOGS], big, i;
+	size_t held;
+
+	(void)state;
+	/* Partial frames worth more than the budget, never finished. */
+	assert_non_null(hog = malloc(HOG_BYTES));
+	memset(hog, 'x', HOG_BYTES);
+	for (i = 0; i < HOGS; i++) {
+		hogs[i] = dial(x->broker);
+		assert_int_equal(send(hogs[i], hog, HOG_BYTES, MSG_NOSIGNAL),
+		    HOG_BYTES);
+	}
+	free(hog);
+	held = wait_held(x, at_least, BUDGET);
+	if (held < BUDGET || held > bound)
+		fail_msg("waiting connections hold %zu bytes; the budget is "
+		    "%d, the bound %zu", held, BUDGET, bound);
+	/* A complete frame that needs more than its first buffer waits. */
+	assert_non_null(args = malloc(3 * BX_FRAME_INITIAL));
+	memset(args, 'a', 3 * BX_FRAME_INITIAL - 1);
+	args[3 * BX_FRAME_INITIAL - 1] = '\0';
+	big = dial(x->broker);
+	send_msg(big, bx_msg_tool_request("s1", "c1", "read_file", args));
+	free(args);
+	/* A small one is still answered at once. */
+	bx_msg_free(one(x->admin, bx_msg_new(BX_MSG_APPROVALS)));
+	held = serve_waiting_bytes(x->s);
+	if (held > bound)
+		fail_msg("waiting connections hold %zu bytes, past %zu", held,
+		    bound);
+	/* The hogs hang up: the budget comes back and the big frame is read. */
+	for (i = 0; i < HOGS; i++)
+		close(hogs[i]);
+	bx_frame_reader_init(&r, big);
+	m = next_frame(&r);
+	assert_int_equal(m->kind, BX_MSG_TOOL_RESPONSE);
+	assert_int_equal(m->tool_response.status, BX_STATUS_DENIED);
+	assert_int_equal(m->tool_response.reason, BX_DENY_INVALID_ARGUMENTS);
+	bx_msg_free(m);
+	expect_closed(&r);
+	bx_frame_reader_free(&r);
+	close(big);
+	assert_int_equal(wait_held(x, nothing, 0), 0);
+	stop(x);
+}
+
 /* Leaves a socket file at path with nothing listening on it. */
 static void
 stale_socket(const char *path)
@@ -623,6 +720,8 @@ main(void)
 		cmocka_unit_test(test_connections_past_the_bound_are_busy),
 		cmocka_unit_test(test_a_silent_or_half_frame_client_is_dropped),
 		cmocka_unit_test(test_too_large_and_bad_frames),
+		cmocka_unit_test(
+		    test_first_frame_buffers_are_bounded_in_total),
 		cmocka_unit_test(test_stale_sockets_are_replaced_and_files_kept),
 		cmocka_unit_test(
 		    test_connections_stay_below_the_descriptor_limit),
