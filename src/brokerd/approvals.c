@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "brokerd/approvals.h"
+#include "proto/clock.h"
 
 struct approval {
 	struct approvals_item	 a_item;
@@ -150,16 +151,6 @@ approvals_add(struct approvals *t, const struct approvals_item *item,
 	return a;
 }
 
-/* The next time a waiting call asks whether its connection is gone. */
-static void
-next_watch(struct timespec *until)
-{
-	clock_gettime(CLOCK_MONOTONIC, until);
-	until->tv_nsec += APPROVALS_WATCH_MS * 1000000L;
-	until->tv_sec += until->tv_nsec / 1000000000L;
-	until->tv_nsec %= 1000000000L;
-}
-
 /*
  * The watch time is kept across wake-ups: every change to the table wakes
  * every waiter, and a table that changes more often than APPROVALS_WATCH_MS
@@ -174,7 +165,7 @@ approvals_wait(struct approvals *t, struct approval *a, bool (*gone)(void *),
 	bool left;
 
 	pthread_mutex_lock(&t->t_lock);
-	next_watch(&until);
+	bx_clock_after(CLOCK_MONOTONIC, APPROVALS_WATCH_MS, &until);
 	while (a->a_answer == APPROVALS_PENDING) {
 		if (gone == NULL) {
 			pthread_cond_wait(&t->t_changed, &t->t_lock);
@@ -188,7 +179,7 @@ approvals_wait(struct approvals *t, struct approval *a, bool (*gone)(void *),
 		pthread_mutex_lock(&t->t_lock);
 		if (left && a->a_answer == APPROVALS_PENDING)
 			answer(t, a, APPROVALS_ABANDONED);
-		next_watch(&until);
+		bx_clock_after(CLOCK_MONOTONIC, APPROVALS_WATCH_MS, &until);
 	}
 	ans = a->a_answer;
 	*ret_reason = a->a_reason;

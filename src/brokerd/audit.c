@@ -24,6 +24,7 @@
 #include "brokerd/audit_impl.h"
 #include "proto/audit_files.h"
 #include "proto/chain.h"
+#include "proto/clock.h"
 #include "proto/sha256.h"
 
 #define UNAVAILABLE	"see docs/runbook.md#audit-unavailable"
@@ -60,11 +61,8 @@ sys_fallocate(void *ctx, int fd, off_t off, off_t len)
 static int64_t
 sys_now(void *ctx)
 {
-	struct timespec ts;
-
 	(void)ctx;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return bx_clock_wall_ms();
 }
 
 const struct audit_io audit_io_system = {

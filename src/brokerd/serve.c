@@ -20,7 +20,9 @@
 #include "brokerd/admin.h"
 #include "brokerd/serve.h"
 #include "brokerd/serve_socket.h"
+#include "proto/clock.h"
 #include "proto/frame.h"
+#include "proto/unixsock.h"
 
 enum { SOCK_BROKER, SOCK_ADMIN, SOCK_COUNT };
 /* Poll slots before the connections: wake pipe, stop_fd, two listeners. */
@@ -38,7 +40,7 @@ struct conn {
 	int			 c_which;
 	int64_t			 c_deadline;	/* monotonic ms */
 	size_t			 c_held;	/* its buffer, as counted */
-	bool			 c_full;	/* waits for budget to read on */
+	bool			 c_full;	/* waits for budget */
 	struct bx_frame_reader	 c_reader;
 	const char		*c_line;	/* the first frame, in c_reader */
 	size_t			 c_len;
@@ -47,39 +49,29 @@ struct conn {
 struct serve {
 	struct serve_config	 s_cfg;
 	char			 s_path[SOCK_COUNT][PATH_MAX];
-	ino_t			 s_ino[SOCK_COUNT];
+	struct bx_unix_file	 s_file[SOCK_COUNT];
 	int			 s_listen[SOCK_COUNT];
 	int			 s_wake[2];
 	struct conn		**s_waiting;	/* poll phase */
 	size_t			 s_nwaiting;
 	size_t			 s_charged;	/* wait budget in use */
-	atomic_size_t		 s_held;	/* bytes the waiting ones hold */
+	atomic_size_t		 s_held;	/* what the waiting hold */
 	struct pollfd		*s_pfds;
 	pthread_mutex_t		 s_lock;	/* guards the rest */
 	pthread_cond_t		 s_changed;
-	pthread_cond_t		 s_tick;	/* the expiry thread's, for stop */
+	pthread_cond_t		 s_tick;	/* the expiry thread waits */
 	size_t			 s_open;	/* connections, either phase */
 	size_t			 s_busy[SOCK_COUNT];	/* threads */
 	bool			 s_stopping;
 	bool			 s_backoff;	/* poll loop only: out of fds */
 };
 
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int
 listen_on(struct serve *s, int i, const char *path, struct bx_error *err)
 {
 	snprintf(s->s_path[i], sizeof(s->s_path[i]), "%s", path);
-	s->s_listen[i] = serve_socket_listen(path, SERVE_BACKLOG, &s->s_ino[i],
-	    err);
-	return s->s_listen[i] == -1 ? -1 : 0;
+	return bx_unix_listen(path, SERVE_BACKLOG, BX_UNIX_NONBLOCK,
+	    &s->s_listen[i], &s->s_file[i], err);
 }
 
 struct serve *
@@ -146,7 +138,7 @@ unlisten(struct serve *s)
 			continue;
 		close(s->s_listen[i]);
 		s->s_listen[i] = -1;
-		serve_socket_remove(s->s_path[i], s->s_ino[i]);
+		bx_unix_remove(s->s_path[i], &s->s_file[i]);
 	}
 }
 
@@ -343,7 +335,7 @@ accept_all(struct serve *s, int which)
 		c->c_s = s;
 		c->c_fd = fd;
 		c->c_which = which;
-		c->c_deadline = mono_ms() + s->s_cfg.read_timeout_ms;
+		c->c_deadline = bx_clock_mono_ms() + s->s_cfg.read_timeout_ms;
 		bx_frame_reader_init(&c->c_reader, fd);
 		s->s_waiting[s->s_nwaiting++] = c;
 	}
@@ -391,7 +383,7 @@ read_some(struct serve *s, size_t i, short revents)
 static int
 reap_late(struct serve *s)
 {
-	int64_t now = mono_ms(), next = -1;
+	int64_t now = bx_clock_mono_ms(), next = -1;
 	size_t i = 0;
 
 	while (i < s->s_nwaiting) {
@@ -417,8 +409,7 @@ expiry_run(void *arg)
 
 	pthread_mutex_lock(&s->s_lock);
 	while (!s->s_stopping) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += SERVE_EXPIRY_MS / 1000;
+		bx_clock_after(CLOCK_REALTIME, SERVE_EXPIRY_MS, &until);
 		pthread_cond_timedwait(&s->s_tick, &s->s_lock, &until);
 		pthread_mutex_unlock(&s->s_lock);
 		approvals_expire(broker_config(b)->approvals, broker_now(b));
