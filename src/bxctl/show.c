@@ -8,6 +8,7 @@
 
 #include "bxctl/escape.h"
 #include "bxctl/show.h"
+#include "proto/clock.h"
 
 #define MS_SECOND	((int64_t)1000)
 #define MS_MINUTE	(60 * MS_SECOND)
@@ -79,8 +80,5 @@ show_approval(FILE *fp, const struct bx_pending_approval *pa, int64_t now)
 int64_t
 show_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * MS_SECOND + ts.tv_nsec / 1000000;
+	return bx_clock_wall_ms();
 }

@@ -1,8 +1,6 @@
 /*
  * sock.c: default socket paths and connecting to them (sock.h).
  */
-#include <sys/socket.h>
-#include <sys/un.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +9,7 @@
 #include <unistd.h>
 
 #include "bxctl/sock.h"
+#include "proto/unixsock.h"
 
 int
 sock_default_path(const char *rel, char *buf, struct bx_error *err)
@@ -31,26 +30,16 @@ int
 sock_connect(const char *path, const char *daemon, int *ret_fd,
     struct bx_error *err)
 {
-	struct sockaddr_un sun;
-	int fd, r;
+	struct bx_error why;
+	int fd, saved;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path))
-		return bx_fail(err, "socket path %s is longer than %zu bytes",
-		    path, sizeof(sun.sun_path) - 1);
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return bx_fail(err, "socket: %s", strerror(errno));
-	/* bxctl installs no signal handlers, so connect is not interrupted. */
-	r = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
-	if (r == -1) {
-		int saved = errno;
-
-		close(fd);
+	if (bx_unix_connect(path, 0, &fd, &why) == -1) {
+		saved = errno;
 		if (saved == ENOENT || saved == ECONNREFUSED)
 			return bx_fail(err, "%s is not running at %s", daemon,
 			    path);
+		if (saved == ENAMETOOLONG)
+			return bx_fail(err, "%s", why.msg);
 		return bx_fail(err, "cannot connect to %s at %s: %s", daemon,
 		    path, strerror(saved));
 	}

@@ -4,7 +4,6 @@
  * every wait is cut into slices so that loopd can stop while a call waits
  * for the owner.
  */
-#include <sys/socket.h>
 #include <sys/un.h>
 
 #include <errno.h>
@@ -12,16 +11,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "loopd/broker_port.h"
+#include "proto/clock.h"
 #include "proto/frame.h"
+#include "proto/unixsock.h"
 
 #define BPORT_RUNBOOK	"see docs/runbook.md#broker-unavailable"
+/* A sockaddr_un's path, with its NUL. */
+#define BPORT_PATH_MAX	sizeof(((struct sockaddr_un *)0)->sun_path)
 
 struct bport {
-	struct sockaddr_un		 bp_addr;
+	char				 bp_path[BPORT_PATH_MAX];
 	const atomic_int		*bp_stop;
 };
 
@@ -31,12 +33,11 @@ bport_new(const char *path, const atomic_int *stop,
 {
 	struct bport *bp;
 
-	if (strlen(path) >= sizeof(bp->bp_addr.sun_path))
+	if (strlen(path) >= sizeof(bp->bp_path))
 		return bx_fail(err, "broker socket path %s is too long", path);
 	if ((bp = calloc(1, sizeof(*bp))) == NULL)
 		return bx_fail(err, "out of memory");
-	bp->bp_addr.sun_family = AF_UNIX;
-	strcpy(bp->bp_addr.sun_path, path);
+	memcpy(bp->bp_path, path, strlen(path) + 1);
 	bp->bp_stop = stop;
 	*ret = bp;
 	return 0;
@@ -46,24 +47,6 @@ void
 bport_free(struct bport *bp)
 {
 	free(bp);
-}
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 int64_t
@@ -80,26 +63,19 @@ static struct bx_msg *
 unavailable(const struct bport *bp, struct bx_error *notice, const char *why)
 {
 	bx_fail(notice, "the tool broker at %s is unavailable (%s); "
-	    BPORT_RUNBOOK, bp->bp_addr.sun_path, why);
+	    BPORT_RUNBOOK, bp->bp_path, why);
 	return bx_msg_failed(BPORT_UNAVAILABLE);
 }
 
 static int
 connect_broker(const struct bport *bp, struct bx_error *err)
 {
+	struct bx_error why;
 	int fd;
 
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd == -1)
-		return bx_fail(err, "socket: %s", strerror(errno));
-	while (connect(fd, (const struct sockaddr *)&bp->bp_addr,
-	    sizeof(bp->bp_addr)) == -1) {
-		if (errno == EINTR)
-			continue;
-		bx_fail(err, "connect: %s", strerror(errno));
-		close(fd);
-		return -1;
-	}
+	/* The notice names the path already: only the reason here. */
+	if (bx_unix_connect(bp->bp_path, BX_UNIX_NONBLOCK, &fd, &why) == -1)
+		return bx_fail(err, "connect: %s", strerror(errno));
 	return fd;
 }
 
@@ -119,7 +95,7 @@ read_frame(const struct bport *bp, struct bx_frame_reader *rd,
 			bx_fail(err, "loopd is stopping");
 			return BX_FRAME_IO;
 		}
-		left = deadline - mono_ms();
+		left = deadline - bx_clock_mono_ms();
 		if (left <= 0) {
 			bx_fail(err, "no answer in time");
 			return BX_FRAME_TIMEOUT;
@@ -148,7 +124,7 @@ static struct bx_msg *
 await_answer(const struct bport *bp, int fd, tool_pending_fn *on_pending,
     void *arg, struct bx_error *notice)
 {
-	int64_t deadline = mono_ms() + BPORT_ANSWER_TIMEOUT_MS;
+	int64_t deadline = bx_clock_mono_ms() + BPORT_ANSWER_TIMEOUT_MS;
 	struct bx_frame_reader rd;
 	enum bx_frame_status st;
 	struct bx_msg *m = NULL, *out = NULL;
@@ -184,7 +160,7 @@ await_answer(const struct bport *bp, int fd, tool_pending_fn *on_pending,
 		} else {
 			pending = true;
 			deadline = bport_pending_deadline(
-			    m->tool_response.expires, now_ms(), mono_ms());
+			    m->tool_response.expires, bx_clock_wall_ms(), bx_clock_mono_ms());
 			on_pending(arg, m->tool_response.approval,
 			    m->tool_response.expires);
 		}

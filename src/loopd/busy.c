@@ -12,6 +12,7 @@
 
 #include "loopd/busy.h"
 #include "loopd/session_log.h"
+#include "proto/clock.h"
 
 struct busy_entry {
 	struct busy_entry	*be_next;
@@ -105,12 +106,9 @@ int
 busy_new_session(struct busy *b, const char *home, char *buf)
 {
 	char id[BX_ID_MAX + 1];
-	struct timespec ts;
-	int64_t ms;
+	int64_t ms = bx_clock_wall_ms();
 	int r;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	pthread_mutex_lock(&b->b_lock);
 	for (;; ms++) {
 		snprintf(id, sizeof(id), "chat-%lld", (long long)ms);

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "proto/clock.h"
 #include "proto/json.h"
 #include "proto/types.h"
 #include "loopd/core.h"
@@ -147,10 +148,8 @@ static struct bx_msg *
 run_clock(void)
 {
 	char buf[BX_TIME_LEN + 1];
-	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	bx_time_format((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, buf);
+	bx_time_format(bx_clock_wall_ms(), buf);
 	return bx_msg_result(buf, BX_CLASS_PUBLIC, false, false);
 }
 

@@ -4,8 +4,6 @@
  * chat frame, runs the turn and streams its events.
  */
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -18,8 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proto/clock.h"
 #include "proto/frame.h"
 #include "proto/message.h"
+#include "proto/unixsock.h"
 #include "loopd/busy.h"
 #include "loopd/serve.h"
 
@@ -37,86 +37,12 @@ struct conn {
 	bool		 c_gone;	/* a write failed: drop later events */
 };
 
-/* Creates the missing directories of path's parent, 0700. */
-static int
-make_parents(const char *path, struct bx_error *err)
-{
-	char dir[PATH_MAX], *p;
-	struct stat st;
-
-	if (strlen(path) >= sizeof(dir))
-		return bx_fail(err, "%s: path too long", path);
-	strcpy(dir, path);
-	if ((p = strrchr(dir, '/')) == NULL || p == dir)
-		return 0;
-	*p = '\0';
-	for (p = dir + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		if (*p == '/')
-			*p = '\0';
-		else
-			p = NULL;
-		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-			return bx_fail(err, "cannot create %s: %s", dir,
-			    strerror(errno));
-		if (p == NULL)
-			break;
-		*p = '/';
-	}
-	if (stat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
-		return bx_fail(err, "%s is not a directory", dir);
-	return 0;
-}
-
-/* Removes a socket nobody listens on; refuses a live one or another file. */
-static int
-remove_stale(const char *path, const struct sockaddr_un *sun,
-    struct bx_error *err)
-{
-	struct stat st;
-	int fd, r;
-
-	if (lstat(path, &st) == -1)
-		return errno == ENOENT ? 0 : bx_fail(err, "%s: %s", path,
-		    strerror(errno));
-	if (!S_ISSOCK(st.st_mode))
-		return bx_fail(err, "%s exists and is not a socket", path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return bx_fail(err, "socket: %s", strerror(errno));
-	r = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
-	close(fd);
-	if (r == 0)
-		return bx_fail(err, "another loopd is listening on %s", path);
-	if (unlink(path) == -1)
-		return bx_fail(err, "cannot remove the stale socket %s: %s",
-		    path, strerror(errno));
-	return 0;
-}
-
 int
 loop_serve_bind(const char *path, int *ret_fd, struct bx_error *err)
 {
-	struct sockaddr_un sun;
-	int fd;
+	struct bx_unix_file made;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path))
-		return bx_fail(err, "socket path %s is too long", path);
-	strcpy(sun.sun_path, path);
-	if (make_parents(path, err) == -1 || remove_stale(path, &sun, err) == -1)
-		return -1;
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return bx_fail(err, "socket: %s", strerror(errno));
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
-	    chmod(path, 0600) == -1 || listen(fd, 64) == -1) {
-		bx_fail(err, "cannot listen on %s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	*ret_fd = fd;
-	return 0;
+	return bx_unix_listen(path, LOOP_SERVE_BACKLOG, 0, ret_fd, &made, err);
 }
 
 static void
@@ -259,8 +185,7 @@ drain(struct server *s)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += LOOP_SERVE_STOP_GRACE_MS / 1000;
+	bx_clock_after(CLOCK_REALTIME, LOOP_SERVE_STOP_GRACE_MS, &ts);
 	pthread_mutex_lock(&s->s_lock);
 	while (s->s_threads > 0)
 		if (pthread_cond_timedwait(&s->s_done, &s->s_lock, &ts) != 0)

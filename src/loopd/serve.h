@@ -30,6 +30,8 @@
 #define LOOP_SERVE_WRITE_TIMEOUT_MS	(10 * 1000)
 /* How often the accept loop looks at the stop flag. */
 #define LOOP_SERVE_POLL_MS		250
+/* Connections the kernel queues before loopd accepts them. */
+#define LOOP_SERVE_BACKLOG		64
 /* How long stopping waits for turns in progress. */
 #define LOOP_SERVE_STOP_GRACE_MS	(30 * 1000)
 

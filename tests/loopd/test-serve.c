@@ -322,7 +322,7 @@ test_stale_and_live_sockets(void **state)
 	assert_int_equal(loop_serve_bind(path, &fd, &err), 0);
 	/* A live one is not taken over. */
 	assert_int_equal(loop_serve_bind(path, &fd2, &err), -1);
-	assert_non_null(strstr(err.msg, "another loopd is listening"));
+	assert_non_null(strstr(err.msg, "already listening"));
 	close(fd);
 	unlink(path);
 	/* Nor is a file that is not a socket. */
