@@ -13,9 +13,9 @@ packages="gcc libc6-dev make meson ninja-build pkg-config
 libjansson-dev libssl-dev libcurl4-openssl-dev libcmocka-dev"
 # The tests: python3 runs the toml-test harness and summarises results;
 # strace runs brokerd with injected syscall faults (tests/reliability/).
-# For trying things by hand, not needed by any test yet: tmux drives bxctl
-# chat against bxctl-fake-daemons, socat speaks to the sockets (runbook.md).
-packages="$packages python3 strace tmux socat"
+# socat is no test's: docs/runbook.md's checks use it to reach the sockets,
+# so an owner who followed the README has it when the runbook asks.
+packages="$packages python3 strace socat"
 fuzz_packages="clang libclang-rt-14-dev"
 
 mode=install
