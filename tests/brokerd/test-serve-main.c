@@ -30,6 +30,7 @@
 #include "grants-fixture.h"
 #include "proto/chain.h"
 #include "proto/frame.h"
+#include "proto/unixsock.h"
 
 #define WAIT_MS	20000
 
@@ -146,15 +147,11 @@ errs_contain(struct home *h, const char *text)
 static int
 dial(const char *path)
 {
-	struct sockaddr_un sun;
+	struct bx_error err;
 	int fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	assert_true((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0);
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
-		fail_msg("connect %s: %s", path, strerror(errno));
+	if (bx_unix_connect(path, 0, &fd, &err) == -1)
+		fail_msg("%s", err.msg);
 	return fd;
 }
 

@@ -29,6 +29,7 @@
 #include "brokerd/serve_socket.h"
 #include "proto/chain.h"
 #include "proto/frame.h"
+#include "proto/unixsock.h"
 
 /* Generous: nothing here should take more than a moment. */
 #define WAIT_MS	20000
@@ -111,15 +112,11 @@ stop(struct sfix *x)
 static int
 dial(const char *path)
 {
-	struct sockaddr_un sun;
+	struct bx_error err;
 	int fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	assert_true((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0);
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
-		fail_msg("connect %s: %s", path, strerror(errno));
+	if (bx_unix_connect(path, 0, &fd, &err) == -1)
+		fail_msg("%s", err.msg);
 	return fd;
 }
 
@@ -575,14 +572,11 @@ test_first_frame_buffers_are_bounded_in_total(void **state)
 static void
 stale_socket(const char *path)
 {
-	struct sockaddr_un sun;
+	struct bx_unix_file made;
+	struct bx_error err;
 	int fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	assert_true((fd = socket(AF_UNIX, SOCK_STREAM, 0)) >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(bx_unix_listen(path, 1, 0, &fd, &made, &err), 0);
 	close(fd);
 }
 

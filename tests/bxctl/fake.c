@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "proto/frame.h"
+#include "proto/unixsock.h"
 #include "fake.h"
 
 /* Generous: nothing here is timed, these only stop a stuck test. */
@@ -241,7 +242,8 @@ serve(void *arg)
 static struct fake *
 start(const char *path, enum fake_role role, struct fake *admin)
 {
-	struct sockaddr_un sun;
+	struct bx_unix_file made;
+	struct bx_error err;
 	struct fake *f;
 
 	if ((f = calloc(1, sizeof(*f))) == NULL)
@@ -250,21 +252,10 @@ start(const char *path, enum fake_role role, struct fake *admin)
 	f->admin = admin;
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		errno = ENAMETOOLONG;
-		die(path);
+	if (bx_unix_listen(path, 16, 0, &f->listen_fd, &made, &err) == -1) {
+		fprintf(stderr, "fake: %s\n", err.msg);
+		abort();
 	}
-	strcpy(sun.sun_path, path);
-	f->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (f->listen_fd == -1)
-		die("socket");
-	unlink(path);
-	if (bind(f->listen_fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
-		die(path);
-	if (listen(f->listen_fd, 16) == -1)
-		die("listen");
 	if (pipe2(f->wake, O_CLOEXEC) == -1)
 		die("pipe2");
 	if (pthread_create(&f->thread, NULL, serve, f) != 0)

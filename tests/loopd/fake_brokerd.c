@@ -10,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proto/clock.h"
 #include "proto/frame.h"
+#include "proto/unixsock.h"
 #include "fake_brokerd.h"
 
 struct fbd {
@@ -48,15 +50,6 @@ next_conn(struct fbd *f)
 	return -1;
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 send_msg(int fd, struct bx_msg *m)
 {
@@ -71,7 +64,7 @@ static void
 pending(int fd, const struct fbd_step *s)
 {
 	send_msg(fd, bx_msg_pending(s->fa_approval, s->fa_expires != 0 ?
-	    s->fa_expires : now_ms() + 3600 * 1000));
+	    s->fa_expires : bx_clock_wall_ms() + 3600 * 1000));
 }
 
 /* Waits (bounded) until the peer closes. */
@@ -162,20 +155,17 @@ serve(void *arg)
 struct fbd *
 fbd_start(const char *dir, const struct fbd_step *steps, size_t n)
 {
-	struct sockaddr_un sun;
+	struct bx_unix_file made;
+	struct bx_error err;
 	struct fbd *f;
 
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		abort();
 	snprintf(f->f_path, sizeof(f->f_path), "%s/broker.sock", dir);
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	strcpy(sun.sun_path, f->f_path);
-	f->f_listen = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (f->f_listen == -1 ||
-	    bind(f->f_listen, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
-	    listen(f->f_listen, 8) == -1)
+	if (bx_unix_listen(f->f_path, 8, 0, &f->f_listen, &made, &err) == -1) {
+		fprintf(stderr, "fake brokerd: %s\n", err.msg);
 		abort();
+	}
 	f->f_steps = steps;
 	f->f_nsteps = n;
 	pthread_mutex_init(&f->f_lock, NULL);

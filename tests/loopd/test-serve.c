@@ -23,6 +23,7 @@
 #include "fake_llama.h"
 #include "loopd/serve.h"
 #include "proto/frame.h"
+#include "proto/unixsock.h"
 #include "testutil.h"
 
 struct server {
@@ -90,15 +91,11 @@ stop(struct server *s)
 static int
 dial(const char *path)
 {
-	struct sockaddr_un sun;
+	struct bx_error err;
 	int fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	strcpy(sun.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(fd != -1);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	if (bx_unix_connect(path, 0, &fd, &err) == -1)
+		fail_msg("%s", err.msg);
 	return fd;
 }
 
@@ -305,7 +302,7 @@ test_bad_requests(void **state)
 static void
 test_stale_and_live_sockets(void **state)
 {
-	struct sockaddr_un sun;
+	struct bx_unix_file made;
 	struct bx_error err;
 	char *dir = tu_tmpdir(), path[256];
 	int fd, fd2;
@@ -313,11 +310,7 @@ test_stale_and_live_sockets(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/loop.sock", dir);
 	/* A socket left behind by a loopd that died. */
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	strcpy(sun.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(bx_unix_listen(path, 1, 0, &fd, &made, &err), 0);
 	close(fd);
 	assert_int_equal(loop_serve_bind(path, &fd, &err), 0);
 	/* A live one is not taken over. */
