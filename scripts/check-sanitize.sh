@@ -23,12 +23,18 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	asan|tsan) passes="$passes $1" ;;
 	--) shift; break ;;
-	*) echo "usage: scripts/check-sanitize.sh [asan] [tsan] [-- meson test arguments]" >&2
+	*) echo "usage: scripts/check-sanitize.sh [asan] [tsan]" \
+	       "[-- meson test arguments]" >&2
 	   exit 2 ;;
 	esac
 	shift
 done
 [ -n "$passes" ] || passes="asan tsan"
+
+asan_options=abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1
+asan_options=$asan_options:check_initialization_order=1
+tsan_options="halt_on_error=1 second_deadlock_stack=1"
+tsan_options="$tsan_options suppressions=$root/tests/sanitize/tsan.supp"
 
 # Sanitized programs run several times slower; the tests' own timeouts are
 # stretched rather than loosened one by one.
@@ -52,7 +58,7 @@ for pass in $passes; do
 		    "-Dc_args=-fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		    -Dc_link_args=-fno-sanitize-recover=all
 		echo "check-sanitize: ASan and UBSan (build-asan)"
-		if ! env ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1 \
+		if ! env ASAN_OPTIONS="$asan_options" \
 		    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		    scripts/run-tests.sh build-asan \
 		    --timeout-multiplier "$multiplier" "$@"; then
@@ -63,7 +69,7 @@ for pass in $passes; do
 		setup build-tsan -Db_sanitize=thread \
 		    "-Dc_args=-fno-omit-frame-pointer"
 		echo "check-sanitize: TSan (build-tsan)"
-		if ! env TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/tests/sanitize/tsan.supp" \
+		if ! env TSAN_OPTIONS="$tsan_options" \
 		    scripts/run-tests.sh build-tsan \
 		    --timeout-multiplier "$multiplier" "$@"; then
 			status=1

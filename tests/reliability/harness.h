@@ -137,7 +137,7 @@ struct rh_log {
 	size_t			 l_recoveries;
 };
 
-/* Reads every <home>/audit/ file ending .jsonl, in name order; -1 if it cannot. */
+/* Reads each <home>/audit/ file ending .jsonl, in name order; -1 on error. */
 int	rh_log_read(const char *home, struct rh_log *);
 void	rh_log_free(struct rh_log *);
 /* The first record of type for session and call, or NULL. */
