@@ -3,17 +3,14 @@
  * the first unknown table or key, wrong type or bad value fails the load
  * with the file, line and key, so a typo never silently means a default.
  */
-#include <sys/stat.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "brokerd/args.h"
 #include "brokerd/config.h"
+#include "proto/readfile.h"
 #include "toml/toml.h"
 
 /* Where a string key of a table goes, and how it is checked. */
@@ -221,54 +218,6 @@ out:
 	return rc;
 }
 
-/* The whole file at path into a new buffer, at most CONFIG_FILE_MAX bytes. */
-static int
-read_file(const char *path, char **ret, size_t *ret_len, struct bx_error *err)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	struct stat st;
-	ssize_t n;
-	int fd, rc = -1;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
-		return bx_fail(err, "%s: cannot open: %s", path,
-		    strerror(errno));
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		bx_fail(err, "%s: not a regular file", path);
-		goto out;
-	}
-	if ((buf = malloc(CONFIG_FILE_MAX + 1)) == NULL) {
-		bx_fail(err, "out of memory");
-		goto out;
-	}
-	while (len <= CONFIG_FILE_MAX) {
-		n = read(fd, buf + len, CONFIG_FILE_MAX + 1 - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			bx_fail(err, "%s: cannot read: %s", path,
-			    strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len > CONFIG_FILE_MAX) {
-		bx_fail(err, "%s: larger than %d bytes", path, CONFIG_FILE_MAX);
-		goto out;
-	}
-	*ret = buf;
-	*ret_len = len;
-	buf = NULL;
-	rc = 0;
-out:
-	free(buf);
-	close(fd);
-	return rc;
-}
-
 int
 config_load(const char *path, struct config **ret, struct bx_error *err)
 {
@@ -276,7 +225,7 @@ config_load(const char *path, struct config **ret, struct bx_error *err)
 	size_t len = 0;
 	int rc;
 
-	if (read_file(path, &buf, &len, err) == -1)
+	if (bx_readfile(path, CONFIG_FILE_MAX, &buf, &len, NULL, err) == -1)
 		return -1;
 	rc = config_parse(path, buf, len, getenv("BOXMAKER_HOME"), ret, err);
 	free(buf);

@@ -18,6 +18,7 @@
 
 #include "brokerd/grantfile.h"
 #include "brokerd/grants.h"
+#include "proto/readfile.h"
 #include "proto/sha256.h"
 
 #define SUFFIX		".toml"
@@ -203,64 +204,35 @@ static int
 read_one(struct grants *g, int dfd, const char *name, const char *file,
     char **ret_buf, size_t *ret_len, struct bx_error *err)
 {
-	char text[BX_ERROR_MAX], *buf = NULL;
-	size_t len = 0;
-	struct stat st;
-	ssize_t n;
-	int fd, rc = 1;
+	enum bx_readfile_why why;
+	struct bx_error rf;
+	char text[BX_ERROR_MAX];
+	int saved;
 
-	/* O_NONBLOCK: a FIFO named x.toml must not hang the decision. */
-	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd == -1) {
+	if (bx_readfile_at(dfd, name, file, 0, GRANTS_FILE_MAX, ret_buf,
+	    ret_len, &why, &rf) == 0)
+		return 0;
+	saved = errno;
+	switch (why) {
+	case BX_READFILE_NOMEM:
+		return bx_fail(err, "out of memory");
+	case BX_READFILE_OPEN:
 		snprintf(text, sizeof(text), "cannot be opened: %s",
-		    strerror(errno));
-		goto problem;
-	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		    strerror(saved));
+		break;
+	case BX_READFILE_READ:
+		snprintf(text, sizeof(text), "cannot be read: %s",
+		    strerror(saved));
+		break;
+	case BX_READFILE_TOO_LARGE:
+		snprintf(text, sizeof(text), "is larger than %d bytes",
+		    GRANTS_FILE_MAX);
+		break;
+	default:
 		snprintf(text, sizeof(text), "is not a regular file");
-		goto problem;
+		break;
 	}
-	if (st.st_size > GRANTS_FILE_MAX) {
-		snprintf(text, sizeof(text), "is larger than %d bytes",
-		    GRANTS_FILE_MAX);
-		goto problem;
-	}
-	/* One byte more than the limit, to notice a file that grew. */
-	if ((buf = malloc(GRANTS_FILE_MAX + 1)) == NULL) {
-		rc = bx_fail(err, "out of memory");
-		goto out;
-	}
-	while (len <= GRANTS_FILE_MAX) {
-		n = read(fd, buf + len, GRANTS_FILE_MAX + 1 - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			snprintf(text, sizeof(text), "cannot be read: %s",
-			    strerror(errno));
-			goto problem;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len > GRANTS_FILE_MAX) {
-		snprintf(text, sizeof(text), "is larger than %d bytes",
-		    GRANTS_FILE_MAX);
-		goto problem;
-	}
-	*ret_buf = buf;
-	*ret_len = len;
-	buf = NULL;
-	rc = 0;
-	goto out;
-problem:
-	if (grants_add_problem(g, file, 0, text, err) == -1)
-		rc = -1;
-out:
-	free(buf);
-	if (fd != -1)
-		close(fd);
-	return rc;
+	return grants_add_problem(g, file, 0, text, err) == -1 ? -1 : 1;
 }
 
 static bool

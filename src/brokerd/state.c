@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "brokerd/state.h"
+#include "proto/readfile.h"
 
 struct state_store {
 	char			 ss_dir[PATH_MAX];
@@ -154,49 +155,6 @@ out:
 	return rc;
 }
 
-/*
- * Reads the whole file at path into buf, which holds max bytes: 0 and the
- * length in *ret_len, 1 if there is no file, or -1.
- */
-static int
-read_file(const char *path, char *buf, size_t max, size_t *ret_len,
-    struct bx_error *err)
-{
-	size_t len = 0;
-	ssize_t n;
-	int fd, rc = -1;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		if (errno == ENOENT)
-			return 1;
-		return bx_fail(err, "%s: cannot open: %s", path,
-		    strerror(errno));
-	}
-	for (;;) {
-		n = read(fd, buf + len, max - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			bx_fail(err, "%s: cannot read: %s", path,
-			    strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len == max) {
-			bx_fail(err, "%s: %zu bytes or more, too large for a "
-			    "state file", path, max);
-			goto out;
-		}
-	}
-	*ret_len = len;
-	rc = 0;
-out:
-	close(fd);
-	return rc;
-}
-
 /* Decodes {"taint":...,"untrusted":...}, strictly: no other key, both present. */
 static int
 decode(const char *path, const char *buf, size_t len, struct state_value *ret,
@@ -235,21 +193,29 @@ int
 state_read(struct state_store *s, const char *session, struct state_value *ret,
     struct bx_error *err)
 {
-	char path[PATH_MAX], buf[STATE_FILE_MAX];
-	size_t len = 0;
+	enum bx_readfile_why why;
+	char path[PATH_MAX], *buf;
+	size_t len;
 	int rc;
 
 	if (bx_session_id_check(session, err) == -1)
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s.json", s->ss_dir, session);
-	if ((rc = read_file(path, buf, sizeof(buf), &len, err)) == -1)
+	if (bx_readfile(path, STATE_FILE_MAX, &buf, &len, &why, err) == -1) {
+		/* No file yet: private and trusted (state.h). */
+		if (why == BX_READFILE_OPEN && errno == ENOENT) {
+			ret->taint = BX_CLASS_PRIVATE;
+			ret->untrusted = false;
+			return 0;
+		}
+		if (why == BX_READFILE_TOO_LARGE)
+			bx_fail(err, "%s is larger than %d bytes, too large for "
+			    "a state file", path, STATE_FILE_MAX);
 		return -1;
-	if (rc == 1) {
-		ret->taint = BX_CLASS_PRIVATE;
-		ret->untrusted = false;
-		return 0;
 	}
-	return decode(path, buf, len, ret, err);
+	rc = decode(path, buf, len, ret, err);
+	free(buf);
+	return rc;
 }
 
 int

@@ -3,17 +3,14 @@
  * or key, wrong type or bad value fails with file, line and key, so that a
  * typo never silently becomes a default.
  */
-#include <sys/stat.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "loopd/config.h"
+#include "proto/readfile.h"
 #include "toml/toml.h"
 
 enum key_type {
@@ -237,56 +234,23 @@ loop_config_parse(const char *name, const char *buf, size_t len,
 	return 0;
 }
 
-/* Says which of "not a file" or "too large" it is, so the owner can act. */
-static int
-check_file(int fd, const char *path, struct stat *st, struct bx_error *err)
-{
-	if (fstat(fd, st) == -1)
-		return bx_fail(err, "%s: %s", path, strerror(errno));
-	if (S_ISDIR(st->st_mode))
-		return bx_fail(err, "%s is a directory, not loopd.toml", path);
-	if (!S_ISREG(st->st_mode))
-		return bx_fail(err, "%s is not a regular file", path);
-	if (st->st_size > LOOP_CONFIG_FILE_MAX)
-		return bx_fail(err, "%s is larger than %d bytes", path,
-		    LOOP_CONFIG_FILE_MAX);
-	return 0;
-}
-
 int
 loop_config_load(const char *path, struct loop_config **ret,
     struct bx_error *err)
 {
-	struct stat st;
-	size_t have = 0;
-	ssize_t n;
+	enum bx_readfile_why why;
+	size_t len;
 	char *buf;
-	int fd, r;
+	int r;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
-		return bx_fail(err, "%s: %s", path, strerror(errno));
-	if (check_file(fd, path, &st, err) == -1) {
-		close(fd);
+	if (bx_readfile(path, LOOP_CONFIG_FILE_MAX, &buf, &len, &why, err) ==
+	    -1) {
+		/* Says what the path is, so the owner can act. */
+		if (why == BX_READFILE_DIRECTORY)
+			bx_fail(err, "%s is a directory, not loopd.toml", path);
 		return -1;
 	}
-	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		close(fd);
-		return bx_fail(err, "out of memory");
-	}
-	while (have < (size_t)st.st_size) {
-		n = read(fd, buf + have, (size_t)st.st_size - have);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-	}
-	close(fd);
-	if (have != (size_t)st.st_size) {
-		free(buf);
-		return bx_fail(err, "%s: read failed", path);
-	}
-	r = loop_config_parse(path, buf, have, getenv("BOXMAKER_HOME"), ret,
+	r = loop_config_parse(path, buf, len, getenv("BOXMAKER_HOME"), ret,
 	    err);
 	free(buf);
 	return r;

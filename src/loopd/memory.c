@@ -3,17 +3,15 @@
  * used refuses every turn rather than giving the model a prompt other
  * than the one the owner wrote.
  */
-#include <sys/stat.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "loopd/memory.h"
+#include "proto/readfile.h"
 
 #define CORE_MEMORY_RUNBOOK	"see docs/runbook.md#core-memory-unreadable"
 
@@ -66,77 +64,53 @@ unreadable(struct bx_error *err, const char *path, const char *why)
 	    "fixed or removed; " CORE_MEMORY_RUNBOOK, path, why);
 }
 
+/* Why core.md could not be read, in the words of unreadable(). */
 static int
-read_all(int fd, const char *path, char *buf, size_t want,
-    struct bx_error *err)
+refused(struct bx_error *err, const char *path, enum bx_readfile_why what,
+    int errnum)
 {
-	size_t have = 0;
-	ssize_t n;
+	char why[64];
 
-	while (have < want) {
-		n = read(fd, buf + have, want - have);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return unreadable(err, path, strerror(errno));
-		if (n == 0)
-			return unreadable(err, path, "it shrank while read");
-		have += (size_t)n;
+	switch (what) {
+	case BX_READFILE_DIRECTORY:
+		return unreadable(err, path, "it is a directory");
+	case BX_READFILE_NOT_REGULAR:
+		return unreadable(err, path, "it is not a regular file");
+	case BX_READFILE_TOO_LARGE:
+		snprintf(why, sizeof(why), "larger than %d bytes",
+		    CORE_MEMORY_MAX);
+		return unreadable(err, path, why);
+	case BX_READFILE_NOMEM:
+		return unreadable(err, path, "out of memory");
+	default:
+		return unreadable(err, path, strerror(errnum));
 	}
-	return 0;
 }
 
 int
 memory_load(const char *home, char **ret_text, struct bx_error *err)
 {
-	char path[PATH_MAX], why[64], *buf = NULL;
-	struct stat st;
-	size_t bad;
-	int fd, r = -1;
+	enum bx_readfile_why what;
+	struct bx_error rf;
+	char path[PATH_MAX], why[64], *buf;
+	size_t len, bad;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/memory/core.md", home) >=
 	    sizeof(path))
 		return bx_fail(err, "the home (%zu bytes) is too long for "
 		    "memory/core.md", strlen(home));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
-		if (errno == ENOENT) {
+	if (bx_readfile(path, CORE_MEMORY_MAX, &buf, &len, &what, &rf) == -1) {
+		if (what == BX_READFILE_OPEN && errno == ENOENT) {
 			*ret_text = NULL;
 			return 0;
 		}
-		return unreadable(err, path, strerror(errno));
+		return refused(err, path, what, errno);
 	}
-	if (fstat(fd, &st) == -1) {
-		unreadable(err, path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		unreadable(err, path, S_ISDIR(st.st_mode) ? "it is a directory" :
-		    "it is not a regular file");
-		goto out;
-	}
-	if (st.st_size > CORE_MEMORY_MAX) {
-		snprintf(why, sizeof(why), "larger than %d bytes",
-		    CORE_MEMORY_MAX);
-		unreadable(err, path, why);
-		goto out;
-	}
-	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		unreadable(err, path, "out of memory");
-		goto out;
-	}
-	if (read_all(fd, path, buf, (size_t)st.st_size, err) == -1)
-		goto out;
-	buf[st.st_size] = '\0';
-	if (!memory_utf8_valid(buf, (size_t)st.st_size, &bad)) {
+	if (!memory_utf8_valid(buf, len, &bad)) {
+		free(buf);
 		snprintf(why, sizeof(why), "not UTF-8 at byte %zu", bad);
-		unreadable(err, path, why);
-		goto out;
+		return unreadable(err, path, why);
 	}
 	*ret_text = buf;
-	buf = NULL;
-	r = 0;
-out:
-	free(buf);
-	close(fd);
-	return r;
+	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include "proto/json.h"
 #include "loopd/session_log.h"
+#include "proto/readfile.h"
 
 #define SESSION_LOG_RUNBOOK	"see docs/runbook.md#session-log-damaged"
 
@@ -96,38 +97,35 @@ parse_lines(const char *path, const char *buf, size_t len, json_t *out,
 	return 0;
 }
 
+/*
+ * The whole log at path: 0, 1 when there is none (a session with no
+ * history), or -1.
+ */
 static int
-read_file(int fd, const char *path, char **ret, size_t *ret_len,
+read_file(const char *path, char **ret, size_t *ret_len,
     struct bx_error *err)
 {
-	struct stat st;
-	size_t have = 0;
-	ssize_t n;
-	char *buf;
+	enum bx_readfile_why why;
+	struct bx_error rf;
 
-	if (fstat(fd, &st) == -1)
-		return bx_fail(err, "%s: %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return damaged(err, path, 0, "it is not a regular file");
-	if (st.st_size > SESSION_LOG_MAX)
+	if (bx_readfile(path, SESSION_LOG_MAX, ret, ret_len, &why, &rf) == 0)
+		return 0;
+	switch (why) {
+	case BX_READFILE_TOO_LARGE:
 		return bx_fail(err, "the session log %s is larger than %d bytes:"
 		    " start a new session", path, SESSION_LOG_MAX);
-	if ((buf = malloc((size_t)st.st_size + 1)) == NULL)
+	case BX_READFILE_NOMEM:
 		return bx_fail(err, "%s: out of memory", path);
-	while (have < (size_t)st.st_size) {
-		n = read(fd, buf + have, (size_t)st.st_size - have);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			free(buf);
-			return damaged(err, path, 0, n == 0 ? "it shrank while "
-			    "read" : strerror(errno));
-		}
-		have += (size_t)n;
+	case BX_READFILE_DIRECTORY:
+	case BX_READFILE_NOT_REGULAR:
+		return damaged(err, path, 0, "it is not a regular file");
+	case BX_READFILE_OPEN:
+		if (errno == ENOENT)
+			return 1;
+		/* FALLTHROUGH */
+	default:
+		return damaged(err, path, 0, strerror(errno));
 	}
-	*ret = buf;
-	*ret_len = have;
-	return 0;
 }
 
 int
@@ -137,27 +135,19 @@ session_log_load(const char *home, const char *id, json_t **ret,
 	char path[PATH_MAX], *buf = NULL;
 	json_t *out;
 	size_t len = 0;
-	int fd, r = -1;
+	int rc, r = -1;
 
 	if (log_path(home, id, path, err) == -1)
 		return -1;
 	if ((out = json_array()) == NULL)
 		return bx_fail(err, "out of memory");
-	/* No log yet is a session with no history. */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
-		if (errno != ENOENT) {
-			damaged(err, path, 0, strerror(errno));
-			goto out;
-		}
-	} else if (read_file(fd, path, &buf, &len, err) == -1 ||
-	    parse_lines(path, buf, len, out, err) == -1)
+	if ((rc = read_file(path, &buf, &len, err)) == -1 ||
+	    (rc == 0 && parse_lines(path, buf, len, out, err) == -1))
 		goto out;
 	*ret = out;
 	out = NULL;
 	r = 0;
 out:
-	if (fd != -1)
-		close(fd);
 	free(buf);
 	json_decref(out);
 	return r;

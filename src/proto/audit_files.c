@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "proto/audit_files.h"
+#include "proto/readfile.h"
 #include "proto/types.h"
 
 static bool
@@ -131,36 +132,29 @@ int
 bx_audit_map(int dirfd, const char *name, const char **ret_buf,
     size_t *ret_len, struct bx_error *err)
 {
-	struct stat st;
+	struct bx_error rf;
+	size_t size;
 	void *p;
 	int fd;
 
-	if ((fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return bx_fail(err, "audit: cannot open %s: %s", name,
-		    strerror(errno));
-	if (fstat(fd, &st) == -1) {
-		bx_fail(err, "audit: cannot stat %s: %s", name, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (st.st_size == 0) {
+	/* Mapped, not read: a day's file may be large and is only scanned. */
+	if (bx_readfile_open(dirfd, name, name, O_NOFOLLOW, 0, &fd, &size,
+	    NULL, &rf) == -1)
+		return bx_fail(err, "audit: %s", rf.msg);
+	if (size == 0) {
 		close(fd);
 		*ret_buf = NULL;
 		*ret_len = 0;
 		return 0;
 	}
-	if ((uintmax_t)st.st_size > SIZE_MAX) {
-		close(fd);
-		return bx_fail(err, "audit: %s is too large to map", name);
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
 		return bx_fail(err, "audit: cannot map %s: %s", name,
 		    strerror(errno));
-	(void)madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+	(void)madvise(p, size, MADV_SEQUENTIAL);
 	*ret_buf = p;
-	*ret_len = (size_t)st.st_size;
+	*ret_len = size;
 	return 0;
 }
 

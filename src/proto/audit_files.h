@@ -32,7 +32,10 @@ void	bx_audit_names_free(char **names, size_t n);
 /* Whether name is an audit file name: YYYY-MM-DD.jsonl, a real date. */
 bool	bx_audit_name_is_date(const char *name);
 
-/* Maps the file name under dirfd read-only; an empty file maps to NULL, 0. */
+/*
+ * Maps the file name under dirfd read-only: a regular file, not through a
+ * symlink. An empty file maps to NULL, 0.
+ */
 int	bx_audit_map(int dirfd, const char *name, const char **ret_buf,
 	    size_t *ret_len, struct bx_error *);
 void	bx_audit_unmap(const char *buf, size_t len);

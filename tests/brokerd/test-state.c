@@ -143,11 +143,14 @@ test_damaged_files_are_errors(void **state)
 	expect_damaged(f, NULL);
 	put_file(f, "s1.json", "[]");
 	expect_damaged(f, NULL);
-	/* Root reads any file, so a directory stands in for an unreadable one. */
+	/*
+	 * Root reads any file, so a directory stands in for an unreadable
+	 * one; it is refused as what it is, before anything is read.
+	 */
 	snprintf(path, sizeof(path), "%s/broker/sessions/s1.json", f->home);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(mkdir(path, 0700), 0);
-	expect_damaged(f, "cannot read");
+	expect_damaged(f, "is a directory");
 }
 
 static void

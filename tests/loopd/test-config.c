@@ -117,8 +117,8 @@ test_load_missing_file(void **state)
 	(void)state;
 	assert_int_equal(loop_config_load("/nonexistent/loopd.toml", &c,
 	    &err), -1);
-	assert_string_equal(err.msg, "/nonexistent/loopd.toml: No such file "
-	    "or directory");
+	assert_string_equal(err.msg, "/nonexistent/loopd.toml: cannot open: "
+	    "No such file or directory");
 	assert_null(c);
 }
 

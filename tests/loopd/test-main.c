@@ -81,7 +81,8 @@ test_bad_config(void **state)
 	snprintf(cfg, sizeof(cfg), "%s/absent.toml", dir);
 	assert_int_equal(wait_exit(spawn(dir, "serve", "--config", cfg)), 1);
 	err = tu_read(dir, "stderr");
-	assert_non_null(strstr(err, "absent.toml: No such file or directory"));
+	assert_non_null(strstr(err,
+	    "absent.toml: cannot open: No such file or directory"));
 	free(err);
 	assert_int_equal(wait_exit(spawn(dir, "serve", "--config", dir)), 1);
 	err = tu_read(dir, "stderr");
