@@ -649,11 +649,14 @@ static void
 test_torn_garbage_and_nuls(void **state)
 {
 	static const char nuls[300] = { 0 };
+	static const char prefix[] =
+	    "{\"seq\":11,\"time\":\"2025-09-19T10:00:00.000Z\"\0\0\0";
 
 	(void)state;
 	torn_case(nuls, sizeof(nuls));
 	torn_case("\xff\xfe{\"seq\":\x01garbage\x1b[31m", 21);
-	torn_case("{\"seq\":11,\"time\":\"2025-09-19T10:00:00.000Z\"\0\0\0", 48);
+	/* A record's start, then NULs: the literal's bytes, not its terminator. */
+	torn_case(prefix, sizeof(prefix) - 1);
 }
 
 /*
