@@ -27,6 +27,7 @@
 
 #include "broker-fixture.h"
 #include "grants-fixture.h"
+#include "xorshift.h"
 
 #define DEFAULT_CALLS	400
 #define DEFAULT_SEED	0x2545f4914f6cdd1dULL
@@ -34,28 +35,7 @@
 #define GRANTS		5
 #define TTL_MS		60000
 
-static uint64_t rng, seed;
-
-static uint64_t
-next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static unsigned
-pick(unsigned n)
-{
-	return (unsigned)(next() % n);
-}
-
-static bool
-chance(unsigned percent)
-{
-	return pick(100) < percent;
-}
+static uint64_t seed;
 
 #define LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -113,25 +93,26 @@ regrant(struct bfix *f)
 
 	for (i = 0; i < GRANTS; i++) {
 		snprintf(id, sizeof(id), "g%d.toml", i);
-		t = (int)pick(LEN(tools));
+		t = (int)xs_pick(LEN(tools));
 		tool = tools[t];
 		granted[i] = t;
 		if (t == 3)
 			snprintf(list, sizeof(list), "hosts = [\"%s\"]",
-			    hosts[pick(LEN(hosts))]);
-		else if (t == 2 && chance(40))
+			    hosts[xs_pick(LEN(hosts))]);
+		else if (t == 2 && xs_chance(40))
 			list[0] = '\0';
 		else
 			snprintf(list, sizeof(list), "paths = [\"%s\", \"%s\"]",
-			    paths[pick(LEN(paths))], paths[pick(LEN(paths))]);
-		bx_time_format(bfix_now(f) + (chance(10) ? -1 : 86400000),
+			    paths[xs_pick(LEN(paths))],
+			    paths[xs_pick(LEN(paths))]);
+		bx_time_format(bfix_now(f) + (xs_chance(10) ? -1 : 86400000),
 		    when);
 		snprintf(text, sizeof(text), "tool = \"%s\"\nmode = \"%s\"\n"
 		    "max_taint = \"%s\"\nresult_class = \"%s\"\n"
 		    "untrusted = %s\nexpires = \"%s\"\n\n[constraints]\n%s\n",
-		    tool, modes[pick(LEN(modes))],
-		    ceilings[pick(LEN(ceilings))], classes[pick(3)],
-		    chance(30) ? "true" : "false", when, list);
+		    tool, modes[xs_pick(LEN(modes))],
+		    ceilings[xs_pick(LEN(ceilings))], classes[xs_pick(3)],
+		    xs_chance(30) ? "true" : "false", when, list);
 		fixture_text(f->grants, id, text);
 	}
 }
@@ -140,27 +121,28 @@ regrant(struct bfix *f)
 static const char *
 gen_call(const char *call, char *args, size_t len)
 {
-	int t = chance(80) ? granted[pick(GRANTS)] : (int)pick(LEN(tools));
+	int t = xs_chance(80) ? granted[xs_pick(GRANTS)] :
+	    (int)xs_pick(LEN(tools));
 
 	switch (t) {
 	case 0:
 		snprintf(args, len, "{\"path\":\"%s/%s\"}",
-		    paths[pick(3)], call);
+		    paths[xs_pick(3)], call);
 		break;
 	case 1:
 		snprintf(args, len, "{\"path\":\"%s/%s\",\"content\":\"x\"}",
-		    paths[pick(3)], call);
+		    paths[xs_pick(3)], call);
 		break;
 	case 2:
-		if (chance(50))
+		if (xs_chance(50))
 			snprintf(args, len, "{\"command\":\"%s\"}", call);
 		else
 			snprintf(args, len, "{\"command\":\"%s\",\"cwd\":"
-			    "\"%s\"}", call, paths[pick(3)]);
+			    "\"%s\"}", call, paths[xs_pick(3)]);
 		break;
 	default:
 		snprintf(args, len, "{\"url\":\"https://%s/%s\"}",
-		    chance(50) ? "a.com" : "b.a.com", call);
+		    xs_chance(50) ? "a.com" : "b.a.com", call);
 		break;
 	}
 	return tools[t];
@@ -180,7 +162,7 @@ answer(struct bfix *f, struct bpeer *p, int base, int n, struct done *done,
 {
 	struct bx_msg *m;
 	uint64_t id;
-	unsigned what = pick(100);
+	unsigned what = xs_pick(100);
 
 	m = bpeer_frame(p, 0);
 	if (m->tool_response.status != BX_STATUS_PENDING_APPROVAL)
@@ -241,20 +223,20 @@ one_call(struct bfix *f, int base, int n, struct done *done,
 	int s, failures;
 
 	/* A call made while another waits is of the same session. */
-	s = *used > 0 ? done[base].session[1] - '0' : (int)pick(SESSIONS);
+	s = *used > 0 ? done[base].session[1] - '0' : (int)xs_pick(SESSIONS);
 	snprintf(d->session, sizeof(d->session), "s%d", s);
 	snprintf(d->call, sizeof(d->call), "c%d", base + *used);
 	(*used)++;
 	tool = gen_call(d->call, args, sizeof(args));
 	pthread_mutex_lock(&f->rec.lock);
-	f->rec.status = runs[pick(LEN(runs))];
+	f->rec.status = runs[xs_pick(LEN(runs))];
 	snprintf(f->rec.text, sizeof(f->rec.text), "CONTENT-%s", d->call);
 	pthread_mutex_unlock(&f->rec.lock);
 	/* Only a call with no other inside it has writes fail, so that each
 	 * failure is known to be its own. */
 	nested = *used > 1;
-	f->audit_fail_after = !nested && chance(5) ? (int)pick(3) : -1;
-	f->state_fail = !nested && chance(5);
+	f->audit_fail_after = !nested && xs_chance(5) ? (int)xs_pick(3) : -1;
+	f->state_fail = !nested && xs_chance(5);
 	failures = f->state_failures + f->audit_failures;
 	bpeer_init(&p);
 	c = bfix_call_async(f, &p, d->session, d->call, tool, args);
@@ -464,7 +446,7 @@ test_sequences_through_the_broker(void **state)
 	n = env != NULL ? atoi(env) : DEFAULT_CALLS;
 	env = getenv("BX_PROPERTY_SEED");
 	seed = env != NULL ? strtoull(env, NULL, 0) : DEFAULT_SEED;
-	rng = seed != 0 ? seed : DEFAULT_SEED;
+	xs_seed(seed, DEFAULT_SEED);
 	assert_non_null(done = calloc((size_t)n, sizeof(*done)));
 	assert_non_null(seen = calloc((size_t)n, sizeof(*seen)));
 	for (i = 0; i < SESSIONS; i++)

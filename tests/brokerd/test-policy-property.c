@@ -28,6 +28,7 @@
 
 #include "brokerd/policy.h"
 #include "brokerd/state.h"
+#include "xorshift.h"
 
 #define DEFAULT_CASES	100000
 #define DEFAULT_SEED	0x9e3779b97f4a7c15ULL
@@ -35,29 +36,6 @@
 #define MAX_LIST	3
 #define NOW0		((int64_t)1789000000000)		/* 2026-09-09, roughly */
 
-/* The generator: xorshift64, as Marsaglia gives it. */
-static uint64_t rng;
-
-static uint64_t
-next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static unsigned
-pick(unsigned n)
-{
-	return (unsigned)(next() % n);
-}
-
-static bool
-chance(unsigned percent)
-{
-	return pick(100) < percent;
-}
 
 /* The oracle's own names: tools, modes and classes in design order. */
 static const char *tools[] = { "read_file", "write_file", "shell",
@@ -127,25 +105,25 @@ gen_grant(struct ggrant *g, const char *id)
 
 	memset(g, 0, sizeof(*g));
 	g->id = id;
-	g->tool = (int)pick(4);
-	g->mode = (int)pick(3);
-	g->max_taint = (int)pick(3);
-	g->result_class = (int)pick(3);
-	g->untrusted = chance(30);
-	g->expires = NOW0 + offsets[pick(LEN(offsets))];
+	g->tool = (int)xs_pick(4);
+	g->mode = (int)xs_pick(3);
+	g->max_taint = (int)xs_pick(3);
+	g->result_class = (int)xs_pick(3);
+	g->untrusted = xs_chance(30);
+	g->expires = NOW0 + offsets[xs_pick(LEN(offsets))];
 	pool = g->tool == FETCH ? grant_hosts : grant_paths;
 	poolsize = g->tool == FETCH ? (int)LEN(grant_hosts) :
 	    (int)LEN(grant_paths);
 	/* Rule 6: paths required for read and write, hosts for fetch. */
-	g->nlist = (int)pick(MAX_LIST + 1);
+	g->nlist = (int)xs_pick(MAX_LIST + 1);
 	if (g->nlist == 0 && g->tool != SHELL)
 		g->nlist = 1;
 	for (i = 0; i < g->nlist; i++)
-		g->list[i] = pool[pick((unsigned)poolsize)];
-	if (chance(3))
-		g->flaw = (enum flaw)(1 + pick(FLAW_MAX - 1));
-	g->write_untrusted = chance(50);
-	g->write_empty = chance(50);
+		g->list[i] = pool[xs_pick((unsigned)poolsize)];
+	if (xs_chance(3))
+		g->flaw = (enum flaw)(1 + xs_pick(FLAW_MAX - 1));
+	g->write_untrusted = xs_chance(50);
+	g->write_empty = xs_chance(50);
 }
 
 /* The grant's file, as an owner would write it. */
@@ -202,7 +180,7 @@ grant_text(const struct ggrant *g, char *buf, size_t len)
 static const char *
 draw(const char **pool, unsigned n, unsigned good)
 {
-	return pool[chance(85) ? pick(good) : pick(n)];
+	return pool[xs_chance(85) ? xs_pick(good) : xs_pick(n)];
 }
 
 /* A request, for the tool of one of the set's grants most of the time. */
@@ -210,19 +188,20 @@ static void
 gen_request(struct greq *r, const struct ggrant *gs, int n)
 {
 	memset(r, 0, sizeof(*r));
-	if (n > 0 && chance(75))
-		r->tool = gs[pick((unsigned)n)].tool;
+	if (n > 0 && xs_chance(75))
+		r->tool = gs[xs_pick((unsigned)n)].tool;
 	else
-		r->tool = chance(10) ? UNKNOWN_TOOL : (int)pick(4);
-	r->shape = chance(92) ? GOOD : (enum shape)(1 + pick(SHAPE_MAX - 1));
+		r->tool = xs_chance(10) ? UNKNOWN_TOOL : (int)xs_pick(4);
+	r->shape = xs_chance(92) ? GOOD :
+	    (enum shape)(1 + xs_pick(SHAPE_MAX - 1));
 	r->path = draw(req_paths, LEN(req_paths), GOOD_PATHS);
-	if (r->tool == SHELL && chance(40))
+	if (r->tool == SHELL && xs_chance(40))
 		r->path = NULL;
-	snprintf(r->url, sizeof(r->url), "%s%s%s", chance(97) ? "https://" :
+	snprintf(r->url, sizeof(r->url), "%s%s%s", xs_chance(97) ? "https://" :
 	    "http://", draw(req_hosts, LEN(req_hosts), GOOD_HOSTS),
 	    draw(req_tails, LEN(req_tails), GOOD_TAILS));
-	r->unreadable = chance(2);
-	r->null_cwd = chance(50);
+	r->unreadable = xs_chance(2);
+	r->null_cwd = xs_chance(50);
 }
 
 /* The arguments JSON text for r, malformed as its shape says. */
@@ -635,26 +614,26 @@ test_against_oracle(void **state)
 
 	(void)state;
 	memset(seen, 0, sizeof(seen));
-	rng = seed != 0 ? seed : DEFAULT_SEED;
+	xs_seed(seed, DEFAULT_SEED);
 	while ((uint64_t)step < cases) {
 		/* A grant set: distinct ids, in a shuffled order. */
 		for (j = 0; j < LEN(ids); j++)
 			order[j] = j;
 		for (j = LEN(ids) - 1; j > 0; j--) {
-			k = pick(j + 1);
+			k = xs_pick(j + 1);
 			tmp = order[j], order[j] = order[k], order[k] = tmp;
 		}
-		n = (int)pick(MAX_GRANTS + 1);
+		n = (int)xs_pick(MAX_GRANTS + 1);
 		for (i = 0; i < n; i++)
 			gen_grant(&gs[i], ids[order[i]]);
 		set = load_set(gs, n);
 		/* A session's calls: the taint only ever rises. */
-		sv.taint = (enum bx_class)pick(3);
-		sv.untrusted = chance(20);
+		sv.taint = (enum bx_class)xs_pick(3);
+		sv.untrusted = xs_chance(20);
 		now = NOW0 - 2;
-		calls = 1 + (int)pick(6);
+		calls = 1 + (int)xs_pick(6);
 		for (i = 0; i < calls && (uint64_t)step < cases; i++, step++) {
-			now += pick(3);
+			now += xs_pick(3);
 			taint = (int)sv.taint;
 			gen_request(&r, gs, n);
 			r.taint = taint;
