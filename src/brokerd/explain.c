@@ -8,7 +8,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -16,6 +15,7 @@
 #include "brokerd/explain.h"
 #include "brokerd/grants.h"
 #include "brokerd/policy.h"
+#include "proto/clock.h"
 
 struct options {
 	const char	*o_config;
@@ -34,15 +34,6 @@ usage(FILE *errs)
 	return EXPLAIN_EXIT_USAGE;
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int
 parse_options(int argc, char **argv, struct options *o, FILE *errs)
 {
@@ -58,7 +49,7 @@ parse_options(int argc, char **argv, struct options *o, FILE *errs)
 
 	memset(o, 0, sizeof(*o));
 	o->o_taint = BX_CLASS_PRIVATE;
-	o->o_now = now_ms();
+	o->o_now = bx_clock_wall_ms();
 	optind = 0;	/* glibc: start afresh, for callers that run twice */
 	opterr = 0;
 	/* GNU getopt moves the operands last: options may follow them. */
