@@ -80,6 +80,7 @@ serve(const struct loop_config *cfg)
 	struct bport *bp = NULL;
 	struct tool_port port;
 	struct turn_env env;
+	struct bx_unix_file made;
 	struct bx_error err;
 	sigset_t wait_mask;
 	int fd, rc = 1;
@@ -104,12 +105,12 @@ serve(const struct loop_config *cfg)
 		    "http_fetch fails with \"no tool broker is configured\"; "
 		    "see docs/runbook.md#no-tool-broker\n");
 	setup_signals(&wait_mask);
-	if (loop_serve_bind(cfg->lc_loop_socket, &fd, &err) == -1)
+	if (loop_serve_bind(cfg->lc_loop_socket, &fd, &made, &err) == -1)
 		goto fail;
 	fprintf(stderr, "loopd: serving %s (model %s at %s)\n",
 	    cfg->lc_loop_socket, cfg->lc_model, cfg->lc_model_url);
-	if (loop_serve_run(fd, cfg->lc_loop_socket, &env, &stop, &wait_mask,
-	    &err) == -1)
+	if (loop_serve_run(fd, cfg->lc_loop_socket, &made, &env, &stop,
+	    &wait_mask, &err) == -1)
 		goto fail;
 	fprintf(stderr, "loopd: stopped\n");
 	rc = 0;

@@ -38,11 +38,11 @@ struct conn {
 };
 
 int
-loop_serve_bind(const char *path, int *ret_fd, struct bx_error *err)
+loop_serve_bind(const char *path, int *ret_fd, struct bx_unix_file *ret_made,
+    struct bx_error *err)
 {
-	struct bx_unix_file made;
-
-	return bx_unix_listen(path, LOOP_SERVE_BACKLOG, 0, ret_fd, &made, err);
+	return bx_unix_listen(path, LOOP_SERVE_BACKLOG, 0, ret_fd, ret_made,
+	    err);
 }
 
 static void
@@ -194,9 +194,9 @@ drain(struct server *s)
 }
 
 int
-loop_serve_run(int fd, const char *path, const struct turn_env *env,
-    const atomic_int *stop, const sigset_t *wait_mask,
-    struct bx_error *err)
+loop_serve_run(int fd, const char *path, const struct bx_unix_file *made,
+    const struct turn_env *env, const atomic_int *stop,
+    const sigset_t *wait_mask, struct bx_error *err)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct timespec tick = { 0, LOOP_SERVE_POLL_MS * 1000000L };
@@ -226,7 +226,8 @@ loop_serve_run(int fd, const char *path, const struct turn_env *env,
 			ppoll(NULL, 0, &tick, wait_mask);
 	}
 	close(fd);
-	unlink(path);
+	/* Only the socket made: a successor's at path is left alone. */
+	bx_unix_remove(path, made);
 	drain(s);
 	pthread_mutex_lock(&s->s_lock);
 	left = s->s_threads;

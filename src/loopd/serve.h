@@ -8,7 +8,8 @@
  * removes a stale socket (one nobody listens on), binds and sets the
  * socket to 0600. loop_serve_run() accepts until *stop becomes non-zero,
  * then stops accepting, waits for the turns in progress to end (they see
- * the same flag), closes the listener and removes the socket.
+ * the same flag), closes the listener and removes the socket, if it is
+ * still the one loop_serve_bind() made (not a successor's).
  *
  * Ownership: the descriptor loop_serve_bind() returns is the caller's until
  * it hands it to loop_serve_run(), which closes it. Nothing else is left
@@ -21,6 +22,7 @@
 #include <stdatomic.h>
 
 #include "proto/error.h"
+#include "proto/unixsock.h"
 #include "loopd/turn.h"
 
 #define LOOP_SERVE_MAX_CONNECTIONS	64
@@ -35,14 +37,18 @@
 /* How long stopping waits for turns in progress. */
 #define LOOP_SERVE_STOP_GRACE_MS	(30 * 1000)
 
-int	loop_serve_bind(const char *path, int *ret_fd, struct bx_error *err);
+/* The listener's descriptor, and which socket file it made. */
+int	loop_serve_bind(const char *path, int *ret_fd,
+	    struct bx_unix_file *ret_made, struct bx_error *err);
 
 /*
- * Serves fd (from loop_serve_bind() for path) with env. While it waits for
+ * Serves fd (from loop_serve_bind() for path, which made the socket file
+ * made) with env. While it waits for
  * connections the signal mask is wait_mask when not NULL (so that a
  * program can keep its stop signals blocked everywhere else).
  */
-int	loop_serve_run(int fd, const char *path, const struct turn_env *env,
+int	loop_serve_run(int fd, const char *path,
+	    const struct bx_unix_file *made, const struct turn_env *env,
 	    const atomic_int *stop, const sigset_t *wait_mask,
 	    struct bx_error *err);
 

@@ -34,6 +34,7 @@ struct server {
 	struct turn_env		 env;
 	atomic_int		 stop;
 	int			 fd;
+	struct bx_unix_file	 made;
 	int			 rc;
 	pthread_t		 thread;
 };
@@ -44,7 +45,8 @@ serve_thread(void *arg)
 	struct server *s = arg;
 	struct bx_error err;
 
-	s->rc = loop_serve_run(s->fd, s->path, &s->env, &s->stop, NULL, &err);
+	s->rc = loop_serve_run(s->fd, s->path, &s->made, &s->env, &s->stop,
+	    NULL, &err);
 	return NULL;
 }
 
@@ -68,7 +70,7 @@ start(struct server *s, const char *script)
 	s->env.te_model = s->mc;
 	s->env.te_max_steps = 4;
 	s->env.te_stop = &s->stop;
-	if (loop_serve_bind(s->path, &s->fd, &err) == -1)
+	if (loop_serve_bind(s->path, &s->fd, &s->made, &err) == -1)
 		fail_msg("%s", err.msg);
 	assert_int_equal(pthread_create(&s->thread, NULL, serve_thread, s), 0);
 }
@@ -312,17 +314,44 @@ test_stale_and_live_sockets(void **state)
 	/* A socket left behind by a loopd that died. */
 	assert_int_equal(bx_unix_listen(path, 1, 0, &fd, &made, &err), 0);
 	close(fd);
-	assert_int_equal(loop_serve_bind(path, &fd, &err), 0);
+	assert_int_equal(loop_serve_bind(path, &fd, &made, &err), 0);
 	/* A live one is not taken over. */
-	assert_int_equal(loop_serve_bind(path, &fd2, &err), -1);
+	assert_int_equal(loop_serve_bind(path, &fd2, &made, &err), -1);
 	assert_non_null(strstr(err.msg, "already listening"));
 	close(fd);
 	unlink(path);
 	/* Nor is a file that is not a socket. */
 	tu_write(dir, "loop.sock", "x", 1);
-	assert_int_equal(loop_serve_bind(path, &fd2, &err), -1);
+	assert_int_equal(loop_serve_bind(path, &fd2, &made, &err), -1);
 	assert_non_null(strstr(err.msg, "is not a socket"));
 	tu_rmtree(dir);
+}
+
+static void
+test_stop_leaves_a_successors_socket(void **state)
+{
+	struct server s;
+	struct bx_unix_file theirs;
+	struct bx_error err;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	start(&s, "[{\"text\":\"hello\"}]");
+	/* Another loopd took the path over (ours removed by hand). */
+	assert_int_equal(unlink(s.path), 0);
+	assert_int_equal(bx_unix_listen(s.path, 1, 0, &fd, &theirs, &err), 0);
+	atomic_store(&s.stop, 1);
+	pthread_join(s.thread, NULL);
+	assert_int_equal(s.rc, 0);
+	/* Stopping left the successor's socket where it was. */
+	assert_int_equal(lstat(s.path, &st), 0);
+	assert_true(st.st_ino == theirs.uf_ino);
+	close(fd);
+	bx_unix_remove(s.path, &theirs);
+	fake_llama_stop(s.fl);
+	model_client_free(s.mc);
+	tu_rmtree(s.home);
 }
 
 int
@@ -334,6 +363,7 @@ main(void)
 		cmocka_unit_test(test_stop_cuts_a_turn_short),
 		cmocka_unit_test(test_bad_requests),
 		cmocka_unit_test(test_stale_and_live_sockets),
+		cmocka_unit_test(test_stop_leaves_a_successors_socket),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
