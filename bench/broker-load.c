@@ -30,13 +30,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <linux/magic.h>
 #include <pthread.h>
 #include <signal.h>
@@ -51,6 +49,8 @@
 #include "brokerd/runner.h"
 #include "proto/frame.h"
 #include "proto/message.h"
+#include "proto/unixsock.h"
+#include "timing.h"
 
 #ifndef BENCH_BROKERD
 #define BENCH_BROKERD		"build/brokerd"
@@ -139,41 +139,6 @@ static const char *brokerd_path = BENCH_BROKERD;
 static double seconds = BENCH_SECONDS;
 static atomic_ulong call_counter;
 
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Sorts v and returns its median and p99 in microseconds. */
-static void
-percentiles(int64_t *v, size_t n, double *median, double *p99)
-{
-	qsort(v, n, sizeof(*v), cmp_i64);
-	*median = n == 0 ? 0 : v[n / 2] / 1000.0;
-	*p99 = n == 0 ? 0 : v[n * 99 / 100] / 1000.0;
-}
-
-static int
-remove_one(const char *path, const struct stat *st, int type, struct FTW *w)
-{
-	(void)st;
-	(void)type;
-	(void)w;
-	return remove(path);
-}
-
 static void
 pool_add(struct pool *p, int64_t v)
 {
@@ -197,7 +162,7 @@ static void
 pool_result(struct pool *p, struct result *r)
 {
 	r->r_calls = p->p_n;
-	percentiles(p->p_v, p->p_n, &r->r_median_us, &r->r_p99_us);
+	bench_percentiles(p->p_v, p->p_n, &r->r_median_us, &r->r_p99_us);
 	r->r_cps = p->p_seconds > 0 ? p->p_n / p->p_seconds : 0;
 	free(p->p_v);
 	memset(p, 0, sizeof(*p));
@@ -208,12 +173,12 @@ static void *
 floor_one(void *arg)
 {
 	struct floor *f = arg;
-	int64_t t = now_ns();
+	int64_t t = bench_now_ns();
 
 	if (write(f->f_fd, f->f_line, sizeof(f->f_line)) !=
 	    (ssize_t)sizeof(f->f_line) || fdatasync(f->f_fd) == -1)
 		f->f_errno = errno != 0 ? errno : EIO;
-	f->f_ns = now_ns() - t;
+	f->f_ns = bench_now_ns() - t;
 	return NULL;
 }
 
@@ -306,21 +271,15 @@ make_home(const char *dir, int n, struct daemon *d, char *config, size_t len)
 	return fclose(f);
 }
 
+/* A connection to path, or -1 with errno set. */
 static int
 connect_to(const char *path)
 {
-	struct sockaddr_un sun;
+	struct bx_error err;
 	int fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+	if (bx_unix_connect(path, 0, &fd, &err) == -1)
 		return -1;
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
-		close(fd);
-		return -1;
-	}
 	return fd;
 }
 
@@ -329,7 +288,7 @@ static int
 daemon_start(struct daemon *d, const char *config)
 {
 	char log[PATH_MAX];
-	int64_t deadline = now_ns() + BENCH_START_MS * 1000000LL;
+	int64_t deadline = bench_now_ns() + BENCH_START_MS * 1000000LL;
 	int fd, status;
 
 	snprintf(log, sizeof(log), "%s/brokerd.log", d->d_home);
@@ -344,7 +303,7 @@ daemon_start(struct daemon *d, const char *config)
 		fprintf(stderr, "exec %s: %s\n", brokerd_path, strerror(errno));
 		_exit(127);
 	}
-	while (now_ns() < deadline) {
+	while (bench_now_ns() < deadline) {
 		if ((fd = connect_to(d->d_sock)) != -1) {
 			close(fd);
 			return 0;
@@ -410,13 +369,13 @@ daemon_cpu_ns(pid_t pid)
 static int
 daemon_stop(struct daemon *d)
 {
-	int64_t deadline = now_ns() + BENCH_STOP_MS * 1000000LL;
+	int64_t deadline = bench_now_ns() + BENCH_STOP_MS * 1000000LL;
 	int status;
 
 	if (d->d_pid <= 0)
 		return -1;
 	kill(d->d_pid, SIGTERM);
-	while (now_ns() < deadline) {
+	while (bench_now_ns() < deadline) {
 		if (waitpid(d->d_pid, &status, WNOHANG) == d->d_pid) {
 			d->d_pid = -1;
 			return WIFEXITED(status) && WEXITSTATUS(status) == 0 ?
@@ -513,7 +472,7 @@ client_run(void *arg)
 
 	pthread_barrier_wait(cl->cl_start);
 	for (;;) {
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		if (t0 >= cl->cl_end)
 			break;
 		if (call_once(cl, &err) == -1) {
@@ -522,7 +481,7 @@ client_run(void *arg)
 			break;
 		}
 		cl->cl_done++;
-		t1 = now_ns();
+		t1 = bench_now_ns();
 		if (t0 >= cl->cl_begin && t1 <= cl->cl_end &&
 		    cl->cl_nsamples < BENCH_MAX_SAMPLES)
 			cl->cl_samples[cl->cl_nsamples++] = t1 - t0;
@@ -546,7 +505,7 @@ cell_window(struct daemon *d, int grants, enum kind k, int n, double window,
 	memset(cl, 0, sizeof(cl));
 	p->p_client_ns -= self_cpu_ns();
 	pthread_barrier_init(&start, NULL, (unsigned)n + 1);
-	begin = now_ns() + BENCH_WARMUP_NS;
+	begin = bench_now_ns() + BENCH_WARMUP_NS;
 	for (i = 0; i < n; i++) {
 		cl[i].cl_d = d;
 		cl[i].cl_kind = k;
@@ -800,6 +759,6 @@ main(int argc, char **argv)
 out:
 	if (fl.f_fd != -1)
 		close(fl.f_fd);
-	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	bench_rmtree(dir);
 	return rc;
 }

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,28 +15,12 @@
 #include <unistd.h>
 
 #include "brokerd/policy.h"
+#include "timing.h"
 
 #define DEFAULT_RUNS	201
 
 static const char *tools[] = { "read_file", "write_file", "shell",
     "http_fetch" };
-
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* n grant files, a quarter per tool, each with its own directory or host. */
 static int
@@ -70,15 +53,6 @@ write_grants(const char *dir, int n)
 }
 
 static int
-remove_one(const char *path, const struct stat *st, int type, struct FTW *w)
-{
-	(void)st;
-	(void)type;
-	(void)w;
-	return remove(path);
-}
-
-static int
 run(int n, int runs)
 {
 	char dir[] = "/tmp/bx-bench-XXXXXX";
@@ -86,6 +60,7 @@ run(int n, int runs)
 	    "{\"path\":\"/data/g0/notes/today.md\"}", 0, BX_CLASS_PRIVATE,
 	    false, 0 };
 	int64_t *disk, *mem, t;
+	double disk_us, mem_us, p99_us;
 	struct grants *set = NULL;
 	struct decision *d;
 	struct bx_error err;
@@ -101,10 +76,10 @@ run(int n, int runs)
 		goto out;
 	}
 	for (i = 0; i < runs; i++) {
-		t = now_ns();
+		t = bench_now_ns();
 		if (policy_decide(dir, &r, &d, NULL, &err) == -1)
 			goto fail;
-		disk[i] = now_ns() - t;
+		disk[i] = bench_now_ns() - t;
 		if (decision_outcome(d).kind != BX_OUTCOME_ALLOWED) {
 			snprintf(err.msg, sizeof(err.msg), "unexpected outcome");
 			decision_free(d);
@@ -115,24 +90,24 @@ run(int n, int runs)
 	if (grants_load(dir, &set, &err) == -1)
 		goto fail;
 	for (i = 0; i < runs; i++) {
-		t = now_ns();
+		t = bench_now_ns();
 		if (policy_decide_grants(set, &r, &d, &err) == -1)
 			goto fail;
-		mem[i] = now_ns() - t;
+		mem[i] = bench_now_ns() - t;
 		decision_free(d);
 	}
-	qsort(disk, (size_t)runs, sizeof(*disk), cmp_i64);
-	qsort(mem, (size_t)runs, sizeof(*mem), cmp_i64);
+	bench_percentiles(disk, (size_t)runs, &disk_us, &p99_us);
+	bench_percentiles(mem, (size_t)runs, &mem_us, &p99_us);
 	printf("decide: %5d grants: median %9.1f us per decision, reading "
 	    "the files included (%d runs; %.1f us with the set in memory)\n",
-	    n, disk[runs / 2] / 1000.0, runs, mem[runs / 2] / 1000.0);
+	    n, disk_us, runs, mem_us);
 	rc = 0;
 	goto out;
 fail:
 	fprintf(stderr, "bench-decide: %s\n", err.msg);
 out:
 	grants_free(set);
-	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	bench_rmtree(dir);
 	free(disk);
 	free(mem);
 	return rc;

@@ -1,0 +1,22 @@
+/*
+ * timing.h: what the benchmarks share: a monotonic nanosecond clock, the
+ * median and p99 of a set of timings, and removing a benchmark's temporary
+ * tree. Nothing here allocates.
+ */
+#ifndef BENCH_TIMING_H
+#define BENCH_TIMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC, in nanoseconds. */
+int64_t	bench_now_ns(void);
+
+/* Sorts the n timings of v (ns) and gives their median and p99 in us. */
+void	bench_percentiles(int64_t *v, size_t n, double *median_us,
+	    double *p99_us);
+
+/* Removes dir and everything below it, not following symlinks. */
+void	bench_rmtree(const char *dir);
+
+#endif
