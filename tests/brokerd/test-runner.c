@@ -83,6 +83,28 @@ run_one(struct fixture *f, const char *tool, const char *args)
 	return &f->rec.calls[before];
 }
 
+/*
+ * c mounts exactly the paths given (a NULL ends them), in that order, all
+ * writable or all read-only.
+ */
+static void
+expect_mounts(const struct recorded_call *c, int writable, ...)
+{
+	const char *path;
+	va_list ap;
+	size_t n = 0;
+
+	va_start(ap, writable);
+	while ((path = va_arg(ap, const char *)) != NULL) {
+		assert_true(n < c->nmounts);
+		assert_string_equal(c->mounts[n], path);
+		assert_int_equal(c->writable[n], writable != 0);
+		n++;
+	}
+	va_end(ap);
+	assert_int_equal(c->nmounts, n);
+}
+
 static void
 test_read_file_mounts_the_matched_path_read_only(void **state)
 {
@@ -94,9 +116,7 @@ test_read_file_mounts_the_matched_path_read_only(void **state)
 	c = run_one(f, "read_file", "{\"path\":\"/home/kyle/notes/a.md\"}");
 	assert_int_equal(c->tool, BX_TOOL_READ_FILE);
 	assert_string_equal(c->path, "/home/kyle/notes/a.md");
-	assert_int_equal(c->nmounts, 1);
-	assert_string_equal(c->mounts[0], "/home/kyle/notes");
-	assert_false(c->writable[0]);
+	expect_mounts(c, false, "/home/kyle/notes", NULL);
 	assert_false(c->has_egress);
 	assert_int_equal(c->negress, 0);
 }
@@ -113,9 +133,7 @@ test_write_file_mounts_the_matched_path_writable(void **state)
 	    "{\"path\":\"/home/kyle/scratch/b.txt\",\"content\":\"hi\"}");
 	assert_int_equal(c->tool, BX_TOOL_WRITE_FILE);
 	assert_string_equal(c->content, "hi");
-	assert_int_equal(c->nmounts, 1);
-	assert_string_equal(c->mounts[0], "/home/kyle/scratch");
-	assert_true(c->writable[0]);
+	expect_mounts(c, true, "/home/kyle/scratch", NULL);
 	assert_false(c->has_egress);
 }
 
@@ -131,11 +149,7 @@ test_shell_mounts_every_grant_path_writable(void **state)
 	    "{\"command\":\"make\",\"cwd\":\"/home/kyle/src/boxmaker\"}");
 	assert_int_equal(c->tool, BX_TOOL_SHELL);
 	assert_string_equal(c->command, "make");
-	assert_int_equal(c->nmounts, 2);
-	assert_string_equal(c->mounts[0], "/home/kyle/src");
-	assert_string_equal(c->mounts[1], "/home/kyle/scratch");
-	assert_true(c->writable[0]);
-	assert_true(c->writable[1]);
+	expect_mounts(c, true, "/home/kyle/src", "/home/kyle/scratch", NULL);
 	assert_false(c->has_egress);
 }
 
