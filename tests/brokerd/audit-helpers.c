@@ -177,6 +177,24 @@ th_open(const char *home, bool accept_break, struct th_clock *c,
 	return audit_open(&cfg, ret, err);
 }
 
+void
+th_open_ok(const char *home, struct th_clock *c, struct th_io *t,
+    struct audit **ret)
+{
+	struct bx_error err;
+
+	if (th_open(home, false, c, t, ret, &err) != 0)
+		fail_msg("audit_open: %s", err.msg);
+}
+
+void
+th_done(struct audit *a, char *home)
+{
+	audit_close(a);
+	th_rmrf(home);
+	free(home);
+}
+
 struct bx_audit_event
 th_decision(bool ask)
 {

@@ -45,6 +45,11 @@ void	th_copy_dir(const char *src, const char *dir);
 /* Opens the writer on home with the test's clock and io. */
 int	th_open(const char *home, bool accept_break, struct th_clock *,
 	    struct th_io *, struct audit **ret, struct bx_error *err);
+/* th_open without accept_break; the test fails if it does not open. */
+void	th_open_ok(const char *home, struct th_clock *, struct th_io *,
+	    struct audit **ret);
+/* A test's end: closes a (NULL is allowed), removes home and frees it. */
+void	th_done(struct audit *a, char *home);
 
 /* A Decision event; ask or allowed. */
 struct bx_audit_event th_decision(bool ask);

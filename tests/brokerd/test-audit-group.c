@@ -180,20 +180,9 @@ teardown(void **state)
 {
 	struct env *e = *state;
 
-	audit_close(e->a);
-	th_rmrf(e->home);
-	free(e->home);
+	th_done(e->a, e->home);
 	free(e);
 	return 0;
-}
-
-static void
-open_ok(struct env *e)
-{
-	struct bx_error err;
-
-	if (th_open(e->home, false, &e->clock, &e->gate.th, &e->a, &err) != 0)
-		fail_msg("audit_open: %s", err.msg);
 }
 
 static void
@@ -214,7 +203,7 @@ run_group(struct env *e)
 {
 	int i;
 
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->gate.th, &e->a);
 	start(e, 0);
 	gate_wait(&e->gate, &e->gate.held, 1);
 	for (i = 1; i < RECORDS; i++)
@@ -315,7 +304,7 @@ test_group_sync_fails(void **state)
 	audit_close(e->a);
 	e->a = NULL;
 	e->gate.holding = false;
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->gate.th, &e->a);
 	assert_int_equal(audit_append(e->a, &ev, &seq, &err), 0);
 	assert_int_equal(seq, RECORDS);
 	verify_ok(e, RECORDS + 1, 0);
@@ -331,7 +320,7 @@ test_single_sync_fails(void **state)
 
 	e->gate.holding = false;
 	e->gate.fail_second = EIO;
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->gate.th, &e->a);
 	assert_int_equal(audit_append(e->a, &ev, &seq, &err), 0);
 	assert_int_equal(audit_append(e->a, &ev, &seq, &err), -1);
 	assert_non_null(strstr(err.msg, "cannot sync"));

@@ -58,20 +58,9 @@ teardown(void **state)
 {
 	struct env *e = *state;
 
-	audit_close(e->a);
-	th_rmrf(e->home);
-	free(e->home);
+	th_done(e->a, e->home);
 	free(e);
 	return 0;
-}
-
-static void
-open_ok(struct env *e)
-{
-	struct bx_error err;
-
-	if (th_open(e->home, false, &e->clock, &e->io, &e->a, &err) != 0)
-		fail_msg("audit_open: %s", err.msg);
 }
 
 static uint64_t
@@ -123,7 +112,7 @@ test_day_boundary(void **state)
 	char path[4096];
 	int i;
 
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	assert_int_equal(audit_notice_count(e->a), 0);
 	for (i = 0; i < 3; i++)
 		assert_int_equal(append_ok(e), i);
@@ -143,7 +132,7 @@ test_day_boundary(void **state)
 	/* After a restart seq and prev go on from the last line. */
 	audit_close(e->a);
 	e->a = NULL;
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	assert_int_equal(append_ok(e), 5);
 	assert_int_equal(th_lines(e->home, DAY2), 3);
 	verify_ok(e, 6, 0);
@@ -155,7 +144,7 @@ test_sync_counts(void **state)
 	struct env *e = *state;
 	int i;
 
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	assert_int_equal(e->io.fdatasyncs, 0);
 	/* audit/ was created: the home that holds it was synced. */
 	assert_int_equal(e->io.fsyncs, 1);
@@ -195,7 +184,7 @@ test_clock_back(void **state)
 	struct bx_chain_report *r;
 
 	e->clock.now = DAY2_EARLY;
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	append_ok(e);
 	e->clock.now = DAY1_LATE;
 	append_ok(e);
@@ -217,7 +206,7 @@ test_lock(void **state)
 	int status;
 	pid_t pid;
 
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -236,7 +225,7 @@ test_lock(void **state)
 	/* Once closed, another writer may start. */
 	audit_close(e->a);
 	e->a = NULL;
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 }
 
 /* Marks in open[] the descriptors open now (below 1024). */
@@ -266,7 +255,7 @@ test_cloexec(void **state)
 	int fd, flags, checked = 0;
 
 	open_fds(before, 1024);
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	append_ok(e);
 	open_fds(after, 1024);
 	for (fd = 0; fd < 1024; fd++) {
@@ -310,7 +299,7 @@ test_threads(void **state)
 	bool seen[200] = { false };
 	int i, j;
 
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	for (i = 0; i < 4; i++) {
 		args[i].e = e;
 		assert_int_equal(pthread_create(&th[i], NULL, appender,
@@ -332,7 +321,7 @@ test_write_error(void **state)
 {
 	struct env *e = *state;
 
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	append_ok(e);
 	e->io.fail_write = EIO;
 	append_fails(e, "Input/output error");
@@ -348,7 +337,7 @@ test_short_write(void **state)
 	struct env *e = *state;
 	struct bx_chain_report *r;
 
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	append_ok(e);
 	e->io.short_write = 40;
 	e->io.short_pending = true;
@@ -376,7 +365,7 @@ test_short_write_before_newline(void **state)
 	size_t len;
 	struct bx_error err;
 
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	append_ok(e);
 	/* A record cut exactly before its "\n" still parses; still torn. */
 	rec.event = th_decision(false);
@@ -396,7 +385,7 @@ test_fdatasync_error(void **state)
 {
 	struct env *e = *state;
 
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	append_ok(e);
 	e->io.fail_fdatasync = EIO;
 	append_fails(e, "cannot sync");
@@ -416,7 +405,7 @@ test_failed_repair(void **state)
 {
 	struct env *e = *state;
 
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	append_ok(e);
 	e->io.short_write = 10;
 	e->io.short_pending = true;
@@ -433,7 +422,7 @@ test_no_space(void **state)
 {
 	struct env *e = *state;
 
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	append_ok(e);
 	/* Without room for the record and a Recovery, nothing is written. */
 	e->io.fail_fallocate = ENOSPC;
@@ -452,7 +441,7 @@ test_refuses_own_records(void **state)
 	struct bx_error err;
 	uint64_t seq;
 
-	open_ok(e);
+	th_open_ok(e->home, &e->clock, &e->io, &e->a);
 	assert_int_equal(audit_append(e->a, &ev, &seq, &err), -1);
 	ev.type = BX_AUDIT_ACCEPTED_BREAK;
 	assert_int_equal(audit_append(e->a, &ev, &seq, &err), -1);
