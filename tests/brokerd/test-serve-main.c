@@ -31,6 +31,7 @@
 #include "proto/chain.h"
 #include "proto/frame.h"
 #include "proto/unixsock.h"
+#include "serve-client.h"
 
 #define WAIT_MS	20000
 
@@ -144,51 +145,6 @@ errs_contain(struct home *h, const char *text)
 	return strstr(buf, text) != NULL;
 }
 
-static int
-dial(const char *path)
-{
-	struct bx_error err;
-	int fd;
-
-	if (bx_unix_connect(path, 0, &fd, &err) == -1)
-		fail_msg("%s", err.msg);
-	return fd;
-}
-
-static struct bx_msg *
-next_frame(struct bx_frame_reader *r)
-{
-	struct bx_msg *m;
-	struct bx_error err;
-	const char *line;
-	size_t len;
-
-	if (bx_frame_read(r, WAIT_MS, &line, &len, &err) != BX_FRAME_OK)
-		fail_msg("no frame: %s", err.msg);
-	if (bx_msg_decode(line, len, &m, &err) == -1)
-		fail_msg("bad frame: %s", err.msg);
-	return m;
-}
-
-/* One request on a new connection; the answer's first frame. */
-static struct bx_msg *
-one(const char *path, struct bx_msg *req)
-{
-	struct bx_frame_reader r;
-	struct bx_error err;
-	struct bx_msg *m;
-	int fd = dial(path);
-
-	assert_non_null(req);
-	assert_int_equal(bx_msg_send(fd, req, WAIT_MS, &err), 0);
-	bx_msg_free(req);
-	bx_frame_reader_init(&r, fd);
-	m = next_frame(&r);
-	bx_frame_reader_free(&r);
-	close(fd);
-	return m;
-}
-
 /* Verifies the audit log; counts records of each type into counts. */
 static void
 verify(struct home *h, size_t counts[BX_AUDIT_EVENT_MAX])
@@ -239,7 +195,6 @@ test_serves_both_sockets_and_stops_cleanly(void **state)
 	struct bx_frame_reader r;
 	struct home h;
 	struct bx_msg *m;
-	struct bx_error err;
 	struct stat st;
 	size_t counts[BX_AUDIT_EVENT_MAX];
 	uint64_t id;
@@ -263,10 +218,8 @@ test_serves_both_sockets_and_stops_cleanly(void **state)
 
 	/* ask: pending, listed, approved, then the same refusal. */
 	fd = dial(h.broker);
-	m = bx_msg_tool_request("s1", "c2", "read_file",
-	    "{\"path\":\"/notes/a\"}");
-	assert_int_equal(bx_msg_send(fd, m, WAIT_MS, &err), 0);
-	bx_msg_free(m);
+	send_msg(fd, bx_msg_tool_request("s1", "c2", "read_file",
+	    "{\"path\":\"/notes/a\"}"));
 	bx_frame_reader_init(&r, fd);
 	m = next_frame(&r);
 	assert_int_equal(m->tool_response.status, BX_STATUS_PENDING_APPROVAL);
@@ -328,7 +281,6 @@ test_sigterm_abandons_a_pending_approval(void **state)
 {
 	struct bx_frame_reader r;
 	struct home h;
-	struct bx_msg *m;
 	struct bx_error err;
 	const char *line;
 	size_t len, counts[BX_AUDIT_EVENT_MAX];
@@ -338,10 +290,8 @@ test_sigterm_abandons_a_pending_approval(void **state)
 	make_home(&h);
 	start(&h);
 	fd = dial(h.broker);
-	m = bx_msg_tool_request("s1", "c1", "read_file",
-	    "{\"path\":\"/notes/a\"}");
-	assert_int_equal(bx_msg_send(fd, m, WAIT_MS, &err), 0);
-	bx_msg_free(m);
+	send_msg(fd, bx_msg_tool_request("s1", "c1", "read_file",
+	    "{\"path\":\"/notes/a\"}"));
 	bx_frame_reader_init(&r, fd);
 	bx_msg_free(next_frame(&r));
 	kill(h.pid, SIGTERM);

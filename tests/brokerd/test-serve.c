@@ -30,6 +30,7 @@
 #include "proto/chain.h"
 #include "proto/frame.h"
 #include "proto/unixsock.h"
+#include "serve-client.h"
 
 /* Generous: nothing here should take more than a moment. */
 #define WAIT_MS	20000
@@ -109,78 +110,11 @@ stop(struct sfix *x)
 	free(x);
 }
 
-static int
-dial(const char *path)
-{
-	struct bx_error err;
-	int fd;
-
-	if (bx_unix_connect(path, 0, &fd, &err) == -1)
-		fail_msg("%s", err.msg);
-	return fd;
-}
-
 static void
 send_text(int fd, const char *text)
 {
 	assert_int_equal(bx_frame_write(fd, text, strlen(text), WAIT_MS, NULL),
 	    BX_FRAME_OK);
-}
-
-static void
-send_msg(int fd, struct bx_msg *m)
-{
-	struct bx_error err;
-
-	assert_non_null(m);
-	if (bx_msg_send(fd, m, WAIT_MS, &err) == -1)
-		fail_msg("send: %s", err.msg);
-	bx_msg_free(m);
-}
-
-/* The next frame on the connection, decoded; the caller frees it. */
-static struct bx_msg *
-next_frame(struct bx_frame_reader *r)
-{
-	struct bx_msg *m;
-	struct bx_error err;
-	const char *line;
-	size_t len;
-
-	if (bx_frame_read(r, WAIT_MS, &line, &len, &err) != BX_FRAME_OK)
-		fail_msg("no frame: %s", err.msg);
-	if (bx_msg_decode(line, len, &m, &err) == -1)
-		fail_msg("bad frame: %s", err.msg);
-	return m;
-}
-
-/* After the answer, brokerd closes the connection. */
-static void
-expect_closed(struct bx_frame_reader *r)
-{
-	struct bx_error err;
-	const char *line;
-	size_t len;
-
-	assert_int_equal(bx_frame_read(r, WAIT_MS, &line, &len, &err),
-	    BX_FRAME_EOF);
-}
-
-/* Sends one request on a new connection; returns the answer, and closes. */
-static struct bx_msg *
-one(const char *path, struct bx_msg *req)
-{
-	struct bx_frame_reader r;
-	struct bx_msg *m;
-	int fd = dial(path);
-
-	bx_frame_reader_init(&r, fd);
-	send_msg(fd, req);
-	m = next_frame(&r);
-	expect_closed(&r);
-	bx_frame_reader_free(&r);
-	close(fd);
-	return m;
 }
 
 static void
