@@ -22,6 +22,11 @@
 #define SESSION		"chat-1758200000000"
 #define ARGS		"{\\\"command\\\": \\\"rm -rf /home/kyle/scratch/build\\\"}"
 #define ARGS_SHOWN	"{\"command\": \"rm -rf /home/kyle/scratch/build\"}"
+/* A turn_event frame as loopd sends it: final, then the rest of its keys. */
+#define EVENT(final, rest) \
+	"{\"kind\":\"turn_event\",\"final\":" #final "," rest "}"
+#define STARTED \
+	EVENT(false, "\"type\":\"started\",\"session\":\"" SESSION "\"")
 
 struct env {
 	char		*dir;
@@ -87,13 +92,12 @@ script_approval(struct env *e)
 	snprintf(pending, sizeof(pending), "{\"kind\":\"turn_event\","
 	    "\"final\":false,\"type\":\"approval_pending\",\"approval\":41,"
 	    "\"tool\":\"shell\",\"expires\":\"%s\"}", e->expires);
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
-	    "\"type\":\"started\",\"session\":\"" SESSION "\"}");
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
-	    "\"type\":\"text\",\"text\":\"Let me look.\"}");
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
+	fake_loop_script(e->loop, STARTED);
+	fake_loop_script(e->loop, EVENT(false,
+	    "\"type\":\"text\",\"text\":\"Let me look.\""));
+	fake_loop_script(e->loop, EVENT(false,
 	    "\"type\":\"tool_call\",\"call\":\"call_0\",\"tool\":\"shell\","
-	    "\"arguments\":\"" ARGS "\"}");
+	    "\"arguments\":\"" ARGS "\""));
 	fake_loop_script(e->loop, pending);
 	fake_loop_script(e->loop, "@wait");
 	fake_loop_script(e->loop, "@approved {\"kind\":\"turn_event\","
@@ -104,20 +108,19 @@ script_approval(struct env *e)
 	    "\"final\":false,\"type\":\"tool_result\",\"call\":\"call_0\","
 	    "\"status\":\"denied\",\"content\":\"Denied: the owner refused "
 	    "this call.\",\"class\":\"public\",\"untrusted\":false}");
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":true,"
-	    "\"type\":\"done\",\"reply\":\"That did not run.\"}");
+	fake_loop_script(e->loop, EVENT(true,
+	    "\"type\":\"done\",\"reply\":\"That did not run.\""));
 }
 
 /* A turn with no tool calls. */
 static void
 script_simple(struct env *e)
 {
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
-	    "\"type\":\"started\",\"session\":\"" SESSION "\"}");
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
-	    "\"type\":\"text\",\"text\":\"Hello.\"}");
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":true,"
-	    "\"type\":\"done\",\"reply\":\"Hello.\"}");
+	fake_loop_script(e->loop, STARTED);
+	fake_loop_script(e->loop, EVENT(false,
+	    "\"type\":\"text\",\"text\":\"Hello.\""));
+	fake_loop_script(e->loop, EVENT(true,
+	    "\"type\":\"done\",\"reply\":\"Hello.\""));
 }
 
 static void
@@ -267,15 +270,14 @@ test_say_shows_block_without_asking(void **state)
 	snprintf(pending, sizeof(pending), "{\"kind\":\"turn_event\","
 	    "\"final\":false,\"type\":\"approval_pending\",\"approval\":41,"
 	    "\"tool\":\"shell\",\"expires\":\"%s\"}", e->expires);
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
-	    "\"type\":\"started\",\"session\":\"" SESSION "\"}");
+	fake_loop_script(e->loop, STARTED);
 	fake_loop_script(e->loop, pending);
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
+	fake_loop_script(e->loop, EVENT(false,
 	    "\"type\":\"tool_result\",\"call\":\"call_0\",\"status\":"
 	    "\"denied\",\"content\":\"Denied: the approval request expired "
-	    "without an answer.\",\"class\":\"public\",\"untrusted\":false}");
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":true,"
-	    "\"type\":\"done\",\"reply\":\"It expired.\"}");
+	    "without an answer.\",\"class\":\"public\",\"untrusted\":false"));
+	fake_loop_script(e->loop, EVENT(true,
+	    "\"type\":\"done\",\"reply\":\"It expired.\""));
 	chat(e, &res, "y\n", "--say", "clean up", NULL);
 	assert_string_equal(res.out, "session " SESSION "\n" APPROVAL_BLOCK
 	    "result call_0: denied (public): Denied: the approval request "
@@ -294,15 +296,14 @@ test_json_prints_events_only(void **state)
 	struct env *e = *state;
 	struct run_result res;
 
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
-	    "\"type\":\"started\",\"session\":\"" SESSION "\"}");
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
+	fake_loop_script(e->loop, STARTED);
+	fake_loop_script(e->loop, EVENT(false,
 	    "\"type\":\"approval_pending\",\"approval\":41,\"tool\":\"shell\","
-	    "\"expires\":\"2026-09-18T12:15:00.000Z\"}");
+	    "\"expires\":\"2026-09-18T12:15:00.000Z\""));
 	/* A raw é, DEL, a C1 CSI and a bidi override; an escaped ESC. */
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":true,"
+	fake_loop_script(e->loop, EVENT(true,
 	    "\"type\":\"done\",\"reply\":\"caf\xc3\xa9 \x7f \xc2\x9b \xe2\x80\xae"
-	    " \\u001b[2J / \\\"q\\\"\"}");
+	    " \\u001b[2J / \\\"q\\\"\""));
 	chat(e, &res, "hi\nbye\n", "--json", NULL, NULL);
 	assert_string_equal(res.out,
 	    "{\"kind\":\"turn_event\",\"final\":false,\"type\":\"started\","
@@ -336,11 +337,10 @@ test_error_event_fails(void **state)
 	struct env *e = *state;
 	struct run_result res;
 
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
-	    "\"type\":\"started\",\"session\":\"" SESSION "\"}");
-	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":true,"
+	fake_loop_script(e->loop, STARTED);
+	fake_loop_script(e->loop, EVENT(true,
 	    "\"type\":\"error\",\"message\":\"the model server is "
-	    "unavailable\"}");
+	    "unavailable\""));
 	chat(e, &res, NULL, "--say", "hi", NULL);
 	assert_string_equal(res.out, "session " SESSION "\n"
 	    "error: the model server is unavailable\n");
