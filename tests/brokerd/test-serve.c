@@ -127,6 +127,28 @@ expect_error(struct bx_msg *m, enum bx_code code)
 	bx_msg_free(m);
 }
 
+/*
+ * Opens a call on broker.sock that waits for the owner (read_file under
+ * /notes is ask); returns its pending answer (the caller frees it), with
+ * the connection in *ret_fd and its reader in r.
+ */
+static struct bx_msg *
+call_waiting(struct sfix *x, const char *call, struct bx_frame_reader *r,
+    int *ret_fd)
+{
+	struct bx_msg *m;
+	int fd = dial(x->broker);
+
+	bx_frame_reader_init(r, fd);
+	send_msg(fd, bx_msg_tool_request("s1", call, "read_file",
+	    "{\"path\":\"/notes/a\"}"));
+	m = next_frame(r);
+	assert_int_equal(m->kind, BX_MSG_TOOL_RESPONSE);
+	assert_int_equal(m->tool_response.status, BX_STATUS_PENDING_APPROVAL);
+	*ret_fd = fd;
+	return m;
+}
+
 /* Waits (generously) until brokerd's waiting connections hold want bytes. */
 static size_t
 wait_held(struct sfix *x, bool (*done)(size_t, size_t), size_t want)
@@ -242,12 +264,7 @@ test_a_call_and_an_approval_over_the_sockets(void **state)
 	assert_string_equal(m->tool_response.content, "content");
 	bx_msg_free(m);
 
-	fd = dial(x->broker);
-	bx_frame_reader_init(&r, fd);
-	send_msg(fd, bx_msg_tool_request("s1", "c2", "read_file",
-	    "{\"path\":\"/notes/a\"}"));
-	m = next_frame(&r);
-	assert_int_equal(m->tool_response.status, BX_STATUS_PENDING_APPROVAL);
+	m = call_waiting(x, "c2", &r, &fd);
 	id = m->tool_response.approval;
 	bx_msg_free(m);
 	m = one(x->admin, bx_msg_new(BX_MSG_APPROVALS));
@@ -282,11 +299,7 @@ test_the_expiry_thread_expires_approvals(void **state)
 	int fd;
 
 	(void)state;
-	fd = dial(x->broker);
-	bx_frame_reader_init(&r, fd);
-	send_msg(fd, bx_msg_tool_request("s1", "c1", "read_file",
-	    "{\"path\":\"/notes/a\"}"));
-	m = next_frame(&r);
+	m = call_waiting(x, "c1", &r, &fd);
 	assert_int_equal(m->tool_response.expires, bfix_now(x->f) + 100);
 	bx_msg_free(m);
 	/* The thread checks once a second against the broker's clock. */
@@ -312,11 +325,7 @@ test_a_closed_connection_abandons_its_approval(void **state)
 	int fd;
 
 	(void)state;
-	fd = dial(x->broker);
-	bx_frame_reader_init(&r, fd);
-	send_msg(fd, bx_msg_tool_request("s1", "c1", "read_file",
-	    "{\"path\":\"/notes/a\"}"));
-	bx_msg_free(next_frame(&r));
+	bx_msg_free(call_waiting(x, "c1", &r, &fd));
 	assert_int_equal(approvals_pending(x->f->approvals), 1);
 	bx_frame_reader_free(&r);
 	close(fd);
@@ -346,13 +355,7 @@ test_calls_past_the_bound_are_busy(void **state)
 	int fd;
 
 	(void)state;
-	fd = dial(x->broker);
-	bx_frame_reader_init(&r, fd);
-	send_msg(fd, bx_msg_tool_request("s1", "c1", "read_file",
-	    "{\"path\":\"/notes/a\"}"));
-	m = next_frame(&r);
-	assert_int_equal(m->tool_response.status, BX_STATUS_PENDING_APPROVAL);
-	bx_msg_free(m);
+	bx_msg_free(call_waiting(x, "c1", &r, &fd));
 	/* The waiting call is the one call in progress. */
 	expect_error(one(x->broker, bx_msg_tool_request("s2", "c2",
 	    "read_file", "{\"path\":\"/docs/a\"}")), BX_CODE_BUSY);
