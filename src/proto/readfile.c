@@ -13,7 +13,10 @@
 
 #include "proto/readfile.h"
 
-/* What the buffer starts at when the file says it is empty (/proc, say). */
+/*
+ * The least a first buffer holds: a small file, or one that says it is
+ * empty (/proc's), is read in few calls.
+ */
 #define READFILE_FIRST	4096
 
 static int
@@ -81,13 +84,18 @@ bx_readfile_open(int dirfd, const char *name, const char *shown,
 	return 0;
 }
 
-/* Grows *buf to hold at least want bytes and a '\0'. */
+/*
+ * Grows *buf to hold at least want bytes and a '\0': the first time just
+ * that (the file's size is known), doubling when the file grew.
+ */
 static int
 grow(char **buf, size_t *cap, size_t want)
 {
 	size_t ncap = *cap == 0 ? READFILE_FIRST : *cap;
 	char *p;
 
+	if (*cap == 0 && ncap < want + 1)
+		ncap = want + 1;
 	while (ncap < want + 1)
 		ncap *= 2;
 	if (ncap == *cap)
@@ -99,17 +107,16 @@ grow(char **buf, size_t *cap, size_t want)
 	return 0;
 }
 
-int
-bx_readfile_fd(int fd, const char *shown, size_t max, char **ret_buf,
+/* Reads fd, checked and size bytes long when checked, to end of file. */
+static int
+read_all(int fd, const char *shown, size_t max, size_t size, char **ret_buf,
     size_t *ret_len, enum bx_readfile_why *why, struct bx_error *err)
 {
 	char *buf = NULL;
-	size_t cap = 0, len = 0, size, want;
+	size_t cap = 0, len = 0, want;
 	ssize_t n;
 	int rc = -1, saved;
 
-	if (check(fd, shown, max, &size, why, err) == -1)
-		return -1;
 	/* One byte past the size (or the limit) notices a file that grew. */
 	want = size + 1;
 	for (;;) {
@@ -155,6 +162,17 @@ out:
 }
 
 int
+bx_readfile_fd(int fd, const char *shown, size_t max, char **ret_buf,
+    size_t *ret_len, enum bx_readfile_why *why, struct bx_error *err)
+{
+	size_t size;
+
+	if (check(fd, shown, max, &size, why, err) == -1)
+		return -1;
+	return read_all(fd, shown, max, size, ret_buf, ret_len, why, err);
+}
+
+int
 bx_readfile_at(int dirfd, const char *name, const char *shown,
     int extra_flags, size_t max, char **ret_buf, size_t *ret_len,
     enum bx_readfile_why *why, struct bx_error *err)
@@ -165,7 +183,7 @@ bx_readfile_at(int dirfd, const char *name, const char *shown,
 	if (bx_readfile_open(dirfd, name, shown, extra_flags, max, &fd, &size,
 	    why, err) == -1)
 		return -1;
-	rc = bx_readfile_fd(fd, shown, max, ret_buf, ret_len, why, err);
+	rc = read_all(fd, shown, max, size, ret_buf, ret_len, why, err);
 	saved = errno;
 	close(fd);
 	errno = saved;

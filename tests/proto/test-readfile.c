@@ -2,7 +2,8 @@
  * test-readfile.c: src/proto/readfile.h on real files in a temp dir: whole
  * files (empty, exactly the limit, past it, larger than the first buffer),
  * a directory, a FIFO (refused at once, not waited on), no file (errno
- * ENOENT), O_NOFOLLOW, and a descriptor already open.
+ * ENOENT), O_NOFOLLOW, a descriptor already open, and a file larger than
+ * its size says.
  */
 #include <sys/stat.h>
 
@@ -197,6 +198,29 @@ test_an_open_descriptor(void **state)
 	close(fd);
 }
 
+/*
+ * /proc's files say they are empty and are not: the limit holds on what
+ * is read, not only on what fstat says, as for a file that grows.
+ */
+static void
+test_the_limit_holds_on_what_is_read(void **state)
+{
+	enum bx_readfile_why why = 0;
+	struct bx_error err;
+	char *buf;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(bx_readfile("/proc/self/status", 16, &buf, &len, &why,
+	    &err), -1);
+	assert_int_equal(why, BX_READFILE_TOO_LARGE);
+	assert_int_equal(bx_readfile("/proc/self/status", 0, &buf, &len, &why,
+	    &err), 0);
+	assert_true(len > 16);
+	assert_non_null(strstr(buf, "Name:"));
+	free(buf);
+}
+
 int
 main(void)
 {
@@ -207,6 +231,7 @@ main(void)
 		cmocka_unit_test(test_a_fifo_is_refused_without_waiting),
 		cmocka_unit_test(test_at_a_directory_and_nofollow),
 		cmocka_unit_test(test_an_open_descriptor),
+		cmocka_unit_test(test_the_limit_holds_on_what_is_read),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
