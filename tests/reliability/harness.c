@@ -595,6 +595,36 @@ rh_log_read(const char *home, struct rh_log *l)
 	return rc;
 }
 
+bool
+rh_log_torn(const char *home)
+{
+	char dir[PATH_MAX], path[PATH_MAX], newest[NAME_MAX + 1] = "", c = '\n';
+	struct dirent *e;
+	size_t len;
+	off_t end;
+	DIR *d;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/audit", home);
+	if ((d = opendir(dir)) == NULL)
+		return false;
+	while ((e = readdir(d)) != NULL) {
+		len = strlen(e->d_name);
+		if (e->d_name[0] != '.' && len > 6 &&
+		    strcmp(e->d_name + len - 6, ".jsonl") == 0 &&
+		    strcmp(e->d_name, newest) > 0)
+			snprintf(newest, sizeof(newest), "%s", e->d_name);
+	}
+	closedir(d);
+	snprintf(path, sizeof(path), "%s/%s", dir, newest);
+	if (newest[0] == '\0' || (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return false;
+	if ((end = lseek(fd, 0, SEEK_END)) > 0 && pread(fd, &c, 1, end - 1) != 1)
+		c = '\n';
+	close(fd);
+	return c != '\n';
+}
+
 void
 rh_log_free(struct rh_log *l)
 {

@@ -140,6 +140,8 @@ struct rh_log {
 /* Reads each <home>/audit/ file ending .jsonl, in name order; -1 on error. */
 int	rh_log_read(const char *home, struct rh_log *);
 void	rh_log_free(struct rh_log *);
+/* Whether the newest audit file ends in bytes without a newline. */
+bool	rh_log_torn(const char *home);
 /* The first record of type for session and call, or NULL. */
 const struct bx_audit_record *rh_log_find(const struct rh_log *,
 	    enum bx_event_type, const char *session, const char *call);

@@ -23,7 +23,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -269,32 +268,6 @@ test_reserved(void **state)
 	    "on once freed\n");
 }
 
-/* The newest audit file's last byte is not a newline: a torn line. */
-static bool
-torn_tail(const struct disk *d)
-{
-	char newest[NAME_MAX + 1] = "", path[PATH_MAX], c = '\n';
-	struct dirent *e;
-	size_t len;
-	DIR *dir;
-	int fd;
-
-	assert_non_null(dir = opendir(d->d_home.audit));
-	while ((e = readdir(dir)) != NULL) {
-		len = strlen(e->d_name);
-		if (e->d_name[0] != '.' && len > 6 &&
-		    strcmp(e->d_name + len - 6, ".jsonl") == 0 &&
-		    strcmp(e->d_name, newest) > 0)
-			snprintf(newest, sizeof(newest), "%s", e->d_name);
-	}
-	closedir(dir);
-	snprintf(path, sizeof(path), "%s/%s", d->d_home.audit, newest);
-	assert_true((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0);
-	assert_int_equal(pread(fd, &c, 1, lseek(fd, 0, SEEK_END) - 1), 1);
-	close(fd);
-	return c != '\n';
-}
-
 static void
 test_torn(void **state)
 {
@@ -310,7 +283,7 @@ test_torn(void **state)
 	assert_int_equal(call(d, NULL), ANSWER_RAN);
 	fill(d);
 	n = call_until_full(d);
-	if (!torn_tail(d))
+	if (!rh_log_torn(d->d_home.dir))
 		fail_msg("the full disk left no torn line");
 	denied_while_full(d);
 
@@ -323,7 +296,7 @@ test_torn(void **state)
 	 * refuses to start; with space it recovers by itself. */
 	fill(d);
 	call_until_full(d);
-	if (!torn_tail(d))
+	if (!rh_log_torn(d->d_home.dir))
 		fail_msg("the full disk left no torn line");
 	status = rh_kill(&d->d_home, SIGKILL);
 	assert_true(WIFSIGNALED(status));
