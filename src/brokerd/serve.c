@@ -60,7 +60,7 @@ struct serve {
 	pthread_mutex_t		 s_lock;	/* guards the rest */
 	pthread_cond_t		 s_changed;
 	pthread_cond_t		 s_tick;	/* the expiry thread waits */
-	size_t			 s_open;	/* connections, either phase */
+	size_t			 s_open[SOCK_COUNT];	/* either phase */
 	size_t			 s_busy[SOCK_COUNT];	/* threads */
 	bool			 s_stopping;
 	bool			 s_backoff;	/* poll loop only: out of fds */
@@ -195,7 +195,7 @@ static void
 closed(struct serve *s, int which, bool threaded)
 {
 	pthread_mutex_lock(&s->s_lock);
-	s->s_open--;
+	s->s_open[which]--;
 	if (threaded)
 		s->s_busy[which]--;
 	pthread_cond_broadcast(&s->s_changed);
@@ -320,9 +320,11 @@ accept_all(struct serve *s, int which)
 	while ((fd = accept4(s->s_listen[which], NULL, NULL,
 	    SOCK_CLOEXEC | SOCK_NONBLOCK)) != -1) {
 		pthread_mutex_lock(&s->s_lock);
-		full = s->s_open >= s->s_cfg.max_connections;
+		full = !serve_socket_room(s->s_open[SOCK_BROKER],
+		    s->s_open[SOCK_ADMIN], s->s_cfg.max_connections,
+		    which == SOCK_BROKER);
 		if (!full)
-			s->s_open++;
+			s->s_open[which]++;
 		pthread_mutex_unlock(&s->s_lock);
 		if (full || (c = calloc(1, sizeof(*c))) == NULL) {
 			refuse(fd, BX_CODE_BUSY, "too many connections",

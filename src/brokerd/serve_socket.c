@@ -26,3 +26,15 @@ serve_socket_fit(size_t want)
 	return rl.rlim_cur > SERVE_FD_RESERVE + 1 ?
 	    (size_t)(rl.rlim_cur - SERVE_FD_RESERVE) : 1;
 }
+
+bool
+serve_socket_room(size_t broker_open, size_t admin_open, size_t max,
+    bool for_broker)
+{
+	size_t reserve = max / 2 < SERVE_ADMIN_RESERVE ? max / 2 :
+	    SERVE_ADMIN_RESERVE;
+
+	if (for_broker)
+		max -= reserve;
+	return broker_open + admin_open < max;
+}

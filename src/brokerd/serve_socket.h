@@ -1,6 +1,7 @@
 /*
- * serve_socket.h: the descriptor limit that serve's open connections must
- * stay below. The socket files serve listens on (design section 6) are made
+ * serve_socket.h: how many connections serve may hold: the descriptor limit
+ * they must stay below, and the share broker.sock may not take from
+ * admin.sock. The socket files serve listens on (design section 6) are made
  * and removed by libboxproto's proto/unixsock.h, shared with loopd.
  *
  * Nothing here allocates.
@@ -8,6 +9,7 @@
 #ifndef BROKERD_SERVE_SOCKET_H
 #define BROKERD_SERVE_SOCKET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Descriptors kept for everything but connections: logs, state, grants. */
@@ -19,5 +21,18 @@
  * them with SERVE_FD_RESERVE to spare. At least 1.
  */
 size_t	serve_socket_fit(size_t want);
+
+/*
+ * Connections of max that broker.sock may never take, so that a flood of
+ * tool connections cannot lock the owner out of admin.sock: at most half.
+ */
+#define SERVE_ADMIN_RESERVE	16
+
+/*
+ * Whether one more connection fits on broker.sock (for_broker) or on
+ * admin.sock, with broker_open and admin_open already open of max.
+ */
+bool	serve_socket_room(size_t broker_open, size_t admin_open, size_t max,
+	    bool for_broker);
 
 #endif
