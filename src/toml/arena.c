@@ -8,8 +8,15 @@
 
 #include "toml/toml-internal.h"
 
-/* Chunks are at least this big; larger requests get a chunk of their own. */
-#define TOML_CHUNK_SIZE	(64 * 1024)
+/*
+ * The first chunk is small, since most documents are (a grant file needs
+ * about 2 KiB); each next one is twice the last, up to TOML_CHUNK_SIZE.
+ * Starting at 64 KiB made every small parse malloc and free a block big
+ * enough to send glibc's free() into consolidating its heap.
+ */
+#define TOML_CHUNK_FIRST	(4 * 1024)
+/* Chunks grow to this size; larger requests get a chunk of their own. */
+#define TOML_CHUNK_SIZE		(64 * 1024)
 #define TOML_ALIGN	(_Alignof(max_align_t))
 
 struct toml_chunk {
@@ -30,7 +37,11 @@ toml_alloc(struct toml_doc *doc, size_t size)
 		return NULL;
 	want = (size + TOML_ALIGN - 1) & ~(TOML_ALIGN - 1);
 	if (c == NULL || c->c_size - c->c_used < want) {
-		csize = want > TOML_CHUNK_SIZE ? want : TOML_CHUNK_SIZE;
+		csize = c == NULL ? TOML_CHUNK_FIRST : c->c_size * 2;
+		if (csize > TOML_CHUNK_SIZE)
+			csize = TOML_CHUNK_SIZE;
+		if (csize < want)
+			csize = want;
 		if ((c = malloc(sizeof(*c) + csize)) == NULL)
 			return NULL;
 		c->c_used = 0;

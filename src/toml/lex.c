@@ -92,29 +92,6 @@ toml_lex_unexpected(struct toml_lexer *lx, const char *expected)
 }
 
 int
-toml_lex_peek(const struct toml_lexer *lx, size_t ahead)
-{
-	if ((size_t)(lx->lx_end - lx->lx_p) <= ahead)
-		return -1;
-	return (unsigned char)lx->lx_p[ahead];
-}
-
-int
-toml_lex_eof(const struct toml_lexer *lx)
-{
-	return lx->lx_p == lx->lx_end;
-}
-
-int
-toml_lex_looking_at(const struct toml_lexer *lx, const char *s)
-{
-	size_t n = strlen(s);
-
-	return (size_t)(lx->lx_end - lx->lx_p) >= n &&
-	    memcmp(lx->lx_p, s, n) == 0;
-}
-
-int
 toml_lex_column(const struct toml_lexer *lx)
 {
 	return (int)(lx->lx_p - lx->lx_line_start) + 1;
@@ -370,10 +347,4 @@ toml_scratch_add_utf8(struct toml_lexer *lx, unsigned long cp)
 	char buf[4];
 
 	return toml_scratch_add(lx, buf, toml_utf8_encode(cp, buf));
-}
-
-int
-toml_is_control(int c)
-{
-	return (c >= 0 && c < 0x20 && c != '\t') || c == 0x7f;
 }

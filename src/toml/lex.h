@@ -11,6 +11,7 @@
 #define TOML_LEX_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "proto/error.h"
 #include "toml/toml-internal.h"
@@ -53,11 +54,36 @@ int	toml_lex_fail_line(struct toml_lexer *lx, int line, const char *fmt,
 /* Refuses the byte at the cursor, describing it (control, EOF, ...). */
 int	toml_lex_unexpected(struct toml_lexer *lx, const char *expected);
 
+/*
+ * The cursor's reads are inline: the grammar calls them for nearly every
+ * byte of the document, and a call each costs more than the read.
+ */
+
 /* The byte at the cursor (+ ahead), or -1 past the end. */
-int	toml_lex_peek(const struct toml_lexer *lx, size_t ahead);
-int	toml_lex_eof(const struct toml_lexer *lx);
+static inline int
+toml_lex_peek(const struct toml_lexer *lx, size_t ahead)
+{
+	if ((size_t)(lx->lx_end - lx->lx_p) <= ahead)
+		return -1;
+	return (unsigned char)lx->lx_p[ahead];
+}
+
+static inline int
+toml_lex_eof(const struct toml_lexer *lx)
+{
+	return lx->lx_p == lx->lx_end;
+}
+
 /* True when the next bytes are exactly s. */
-int	toml_lex_looking_at(const struct toml_lexer *lx, const char *s);
+static inline int
+toml_lex_looking_at(const struct toml_lexer *lx, const char *s)
+{
+	size_t n = strlen(s);
+
+	return (size_t)(lx->lx_end - lx->lx_p) >= n &&
+	    memcmp(lx->lx_p, s, n) == 0;
+}
+
 int	toml_lex_column(const struct toml_lexer *lx);
 
 /* Skips spaces and tabs. */
@@ -103,6 +129,10 @@ int	toml_scratch_add_utf8(struct toml_lexer *lx, unsigned long cp);
 void	toml_escape(char *dst, size_t cap, const char *src, size_t len);
 
 /* True for U+0000-U+001F and U+007F except tab: never allowed raw. */
-int	toml_is_control(int c);
+static inline int
+toml_is_control(int c)
+{
+	return (c >= 0 && c < 0x20 && c != '\t') || c == 0x7f;
+}
 
 #endif

@@ -147,10 +147,27 @@ content_char(struct toml_lexer *lx, int multiline, const char *kind)
 	return toml_scratch_add(lx, lx->lx_p - 1, 1);
 }
 
+/*
+ * How many bytes at the cursor are plain content in any string form: not
+ * the quote, a backslash, a newline or a control character. Such a run is
+ * copied at once; the bytes that end it go through the checks below.
+ */
+static size_t
+plain_run(const struct toml_lexer *lx, char quote)
+{
+	const char *p = lx->lx_p;
+
+	while (p < lx->lx_end && *p != quote && *p != '\\' &&
+	    !toml_is_control((unsigned char)*p))
+		p++;
+	return (size_t)(p - lx->lx_p);
+}
+
 static int
 string_body(struct toml_lexer *lx, char quote, int multiline)
 {
 	const char *kind;
+	size_t n;
 	int c, rc;
 
 	if (quote == '"')
@@ -159,6 +176,11 @@ string_body(struct toml_lexer *lx, char quote, int multiline)
 		kind = multiline ? "multi-line literal string" :
 		    "literal string";
 	for (;;) {
+		if ((n = plain_run(lx, quote)) > 0) {
+			if (toml_scratch_add(lx, lx->lx_p, n) == -1)
+				return -1;
+			lx->lx_p += n;
+		}
 		c = toml_lex_peek(lx, 0);
 		if (c == quote && !multiline) {
 			lx->lx_p++;
@@ -183,8 +205,9 @@ int
 toml_parse_string(struct toml_lexer *lx, int allow_multiline, char **ret,
     size_t *ret_len)
 {
-	char quote = *lx->lx_p, triple[4] = { quote, quote, quote, '\0' };
-	int multiline = toml_lex_looking_at(lx, triple);
+	char quote = *lx->lx_p;
+	int multiline = toml_lex_peek(lx, 1) == quote &&
+	    toml_lex_peek(lx, 2) == quote;
 	char *s;
 
 	if (multiline && !allow_multiline)

@@ -47,6 +47,11 @@ toml_utf8_validate(const char *buf, size_t len, size_t *bad_offset)
 	size_t i = 0, n;
 
 	while (i < len) {
+		/* ASCII, nearly all of a typical document, needs no decoding. */
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
 		if ((n = sequence_length(s + i, len - i)) == 0) {
 			*bad_offset = i;
 			return -1;
