@@ -9,12 +9,10 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "brokerd/grantfile.h"
 #include "brokerd/grants.h"
@@ -243,16 +241,41 @@ is_grant_name(const char *name)
 	return len >= SUFFIX_LEN && strcmp(name + len - SUFFIX_LEN, SUFFIX) == 0;
 }
 
+/* Reads the entry name of the open directory into g; file is its path. */
+static int
+load_entry(struct grants *g, DIR *d, const char *name, const char *file,
+    struct bx_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	rc = read_one(g, dirfd(d), name, file, &buf, &len, err);
+	if (rc == 0) {
+		rc = grants_add_file(g, file, buf, len, err);
+		free(buf);
+	}
+	return rc == -1 ? -1 : 0;
+}
+
 /* Reads every *.toml entry of the open directory into g. */
 static int
 load_entries(struct grants *g, DIR *d, const char *dir, struct bx_error *err)
 {
-	const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
-	char text[BX_ERROR_MAX], *file, *buf = NULL;
+	char text[BX_ERROR_MAX], *file;
 	struct dirent *de;
-	size_t count = 0, len = 0;
-	int rc;
+	size_t count = 0, dlen = strlen(dir);
+	int rc = 0;
 
+	/*
+	 * Each file's path is dir, a slash unless dir ends in one, and the
+	 * entry's name, built in one buffer rather than allocated per file.
+	 */
+	if ((file = malloc(dlen + 1 + sizeof(de->d_name))) == NULL)
+		return bx_fail(err, "out of memory");
+	memcpy(file, dir, dlen);
+	if (dir[dlen - 1] != '/')
+		file[dlen++] = '/';
 	/* readdir() says "no more entries" and "failed" alike, but for errno. */
 	for (errno = 0; (de = readdir(d)) != NULL; errno = 0) {
 		if (!is_grant_name(de->d_name))
@@ -260,26 +283,22 @@ load_entries(struct grants *g, DIR *d, const char *dir, struct bx_error *err)
 		if (++count > GRANTS_MAX_FILES) {
 			snprintf(text, sizeof(text), "the grants directory "
 			    "holds more than %d .toml files", GRANTS_MAX_FILES);
-			return grants_add_problem(g, dir, 0, text, err);
+			rc = grants_add_problem(g, dir, 0, text, err);
+			goto out;
 		}
-		if (asprintf(&file, "%s%s%s", dir, sep, de->d_name) == -1)
-			return bx_fail(err, "out of memory");
-		rc = read_one(g, dirfd(d), de->d_name, file, &buf, &len, err);
-		if (rc == 0) {
-			rc = grants_add_file(g, file, buf, len, err);
-			free(buf);
-		}
-		free(file);
-		if (rc == -1)
-			return -1;
+		memcpy(file + dlen, de->d_name, strlen(de->d_name) + 1);
+		if ((rc = load_entry(g, d, de->d_name, file, err)) == -1)
+			goto out;
 	}
 	/* A listing cut short may have skipped a deny grant. */
 	if (errno != 0) {
 		snprintf(text, sizeof(text), "the grants directory cannot be "
 		    "read: %s", strerror(errno));
-		return grants_add_problem(g, dir, 0, text, err);
+		rc = grants_add_problem(g, dir, 0, text, err);
 	}
-	return 0;
+out:
+	free(file);
+	return rc;
 }
 
 int
@@ -288,16 +307,17 @@ grants_load(const char *dir, struct grants **ret, struct bx_error *err)
 	char text[BX_ERROR_MAX];
 	struct grants *g = NULL;
 	DIR *d = NULL;
-	int fd, rc = -1;
+	int rc = -1;
 
 	if (grants_new(&g, err) == -1)
 		return -1;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
+	/*
+	 * glibc's opendir() opens with O_DIRECTORY | O_CLOEXEC itself; it
+	 * saves the two fcntl(2) calls fdopendir() makes on every decision.
+	 */
+	if ((d = opendir(dir)) == NULL) {
 		snprintf(text, sizeof(text), "the grants directory cannot be "
 		    "read: %s", strerror(errno));
-		if (fd != -1)
-			close(fd);
 		if (grants_add_problem(g, dir, 0, text, err) == -1)
 			goto out;
 	} else if (load_entries(g, d, dir, err) == -1)

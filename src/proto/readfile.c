@@ -14,8 +14,10 @@
 #include "proto/readfile.h"
 
 /*
- * The least a first buffer holds: a small file, or one that says it is
- * empty (/proc's), is read in few calls.
+ * The first buffer of a file that says it is empty (/proc's), so that it
+ * is read in few calls. Any other file's first buffer is its size and two
+ * bytes (the one that notices growth, and the '\0'): a larger one would
+ * cost a small file a larger malloc for nothing.
  */
 #define READFILE_FIRST	4096
 
@@ -91,11 +93,11 @@ bx_readfile_open(int dirfd, const char *name, const char *shown,
 static int
 grow(char **buf, size_t *cap, size_t want)
 {
-	size_t ncap = *cap == 0 ? READFILE_FIRST : *cap;
+	size_t ncap = *cap;
 	char *p;
 
-	if (*cap == 0 && ncap < want + 1)
-		ncap = want + 1;
+	if (ncap == 0)
+		ncap = want > 1 ? want + 1 : READFILE_FIRST;
 	while (ncap < want + 1)
 		ncap *= 2;
 	if (ncap == *cap)

@@ -26,8 +26,9 @@ struct toml_chunk {
 	max_align_t		 c_data[];
 };
 
-void *
-toml_alloc(struct toml_doc *doc, size_t size)
+/* size bytes, aligned, not cleared. */
+static void *
+alloc_raw(struct toml_doc *doc, size_t size)
 {
 	struct toml_chunk *c = doc->d_chunks;
 	size_t want, csize;
@@ -51,7 +52,16 @@ toml_alloc(struct toml_doc *doc, size_t size)
 	}
 	p = (char *)c->c_data + c->c_used;
 	c->c_used += want;
-	memset(p, 0, want);
+	return p;
+}
+
+void *
+toml_alloc(struct toml_doc *doc, size_t size)
+{
+	void *p;
+
+	if ((p = alloc_raw(doc, size)) != NULL)
+		memset(p, 0, size);
 	return p;
 }
 
@@ -60,7 +70,8 @@ toml_strndup(struct toml_doc *doc, const char *s, size_t len)
 {
 	char *p;
 
-	if ((p = toml_alloc(doc, len + 1)) == NULL)
+	/* Every byte is written below: clearing them first is wasted. */
+	if ((p = alloc_raw(doc, len + 1)) == NULL)
 		return NULL;
 	if (len > 0)
 		memcpy(p, s, len);

@@ -201,6 +201,29 @@ string_body(struct toml_lexer *lx, char quote, int multiline)
 	}
 }
 
+/*
+ * A one-line string that is a single plain run up to its closing quote,
+ * as nearly every string is: copied straight from the document, without
+ * the scratch buffer. The cursor is after the opening quote. Returns 1
+ * when it was one (the cursor is then past the closing quote), 0 when it
+ * needs string_body(), -1 when memory runs out.
+ */
+static int
+plain_string(struct toml_lexer *lx, char quote, char **ret, size_t *ret_len)
+{
+	size_t n = plain_run(lx, quote);
+	char *s;
+
+	if (toml_lex_peek(lx, n) != quote)
+		return 0;
+	if ((s = toml_strndup(lx->lx_doc, lx->lx_p, n)) == NULL)
+		return toml_lex_fail(lx, "out of memory");
+	lx->lx_p += n + 1;
+	*ret = s;
+	*ret_len = n;
+	return 1;
+}
+
 int
 toml_parse_string(struct toml_lexer *lx, int allow_multiline, char **ret,
     size_t *ret_len)
@@ -209,6 +232,7 @@ toml_parse_string(struct toml_lexer *lx, int allow_multiline, char **ret,
 	int multiline = toml_lex_peek(lx, 1) == quote &&
 	    toml_lex_peek(lx, 2) == quote;
 	char *s;
+	int rc;
 
 	if (multiline && !allow_multiline)
 		return toml_lex_fail(lx, "a key cannot be a multi-line string");
@@ -218,8 +242,11 @@ toml_parse_string(struct toml_lexer *lx, int allow_multiline, char **ret,
 		/* A newline right after the opening quotes is trimmed. */
 		if (toml_lex_newline(lx) == -1)
 			return -1;
-	} else
+	} else {
 		lx->lx_p++;
+		if ((rc = plain_string(lx, quote, ret, ret_len)) != 0)
+			return rc == 1 ? 0 : -1;
+	}
 	if (string_body(lx, quote, multiline) == -1)
 		return -1;
 	s = toml_strndup(lx->lx_doc, lx->lx_scratch == NULL ? "" :
