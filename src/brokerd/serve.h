@@ -8,7 +8,7 @@
  * stale socket file is removed, and the socket is set to 0600. A new
  * connection is watched with poll(2) until its first complete frame arrives
  * (at most SERVE_READ_TIMEOUT_MS): idle or slow clients hold no thread. Then
- * one thread handles that one request and closes the connection.
+ * a worker thread handles that one request and closes the connection.
  *
  * Memory of connections waiting for their first frame is bounded as a
  * whole: each may hold BX_FRAME_INITIAL bytes, and what their buffers grow
@@ -23,9 +23,10 @@
  * see docs/runbook.md#socket-forbidden. Open connections and calls in
  * progress are bounded; past a bound the answer is error busy.
  *
- * serve.c is the only file of brokerd that starts threads: one per
- * connection with a request, and the approvals expiry thread (once a
- * second).
+ * serve.c is the only file of brokerd that starts threads: the workers,
+ * at most one per call in progress, kept while calls keep coming and
+ * ended after SERVE_WORKER_IDLE_MS without one; and the approvals expiry
+ * thread (once a second).
  *
  * Ownership: serve_new allocates the server, binds both sockets and borrows
  * the broker; serve_free closes and removes the sockets and frees it (NULL
@@ -54,6 +55,8 @@
 #define SERVE_EXPIRY_MS		1000
 /* What first-frame buffers of waiting connections may grow by, in all. */
 #define SERVE_WAIT_BUDGET	(16 * 1024 * 1024)
+/* A worker thread with nothing to do for this long ends. */
+#define SERVE_WORKER_IDLE_MS	10000
 
 struct serve_config {
 	const char	*broker_socket;
@@ -63,6 +66,7 @@ struct serve_config {
 	size_t		 max_calls;		/* 0: SERVE_MAX_CALLS */
 	int		 read_timeout_ms;	/* 0: SERVE_READ_TIMEOUT_MS */
 	size_t		 wait_budget;		/* 0: SERVE_WAIT_BUDGET */
+	int		 worker_idle_ms;	/* 0: SERVE_WORKER_IDLE_MS */
 	int		 stop_fd;		/* readable means stop; -1: none */
 };
 

@@ -2,7 +2,8 @@
  * frame.c: one NDJSON frame at a time over a descriptor, with a bounded
  * buffer and a deadline. Every wait is a poll(2), so blocking and
  * non-blocking descriptors behave the same, and a deadline covers the whole
- * frame rather than each read.
+ * frame rather than each read; only a socket is first tried without a
+ * wait (MSG_DONTWAIT never blocks, whatever the descriptor's flags).
  */
 #include <sys/socket.h>
 
@@ -109,6 +110,18 @@ wait_fd(int fd, short events, int64_t deadline, struct bx_error *err)
 		if (errno != EINTR)
 			return bx_fail(err, "poll: %s", strerror(errno));
 	}
+}
+
+/*
+ * Whether a first try without waiting (recv or send with MSG_DONTWAIT)
+ * found fd not ready, or not a socket: then it is waited for with poll.
+ * Trying first saves a poll(2) when the peer is ahead, as a client that
+ * writes its frame right after connecting is.
+ */
+static bool
+must_wait(int e)
+{
+	return e == EAGAIN || e == EWOULDBLOCK || e == ENOTSOCK;
 }
 
 static enum bx_frame_status
@@ -220,16 +233,20 @@ bx_frame_read(struct bx_frame_reader *r, int timeout_ms,
 			    "reader's limit", r->fr_len - r->fr_start);
 			return BX_FRAME_FULL;
 		}
-		ready = wait_fd(r->fr_fd, POLLIN, deadline, err);
-		if (ready == -1)
-			return finish(r, BX_FRAME_IO);
-		if (ready == 0) {
-			bx_fail(err, "no complete frame within %d ms",
-			    timeout_ms);
-			return BX_FRAME_TIMEOUT;
+		n = recv(r->fr_fd, r->fr_buf + r->fr_len,
+		    r->fr_cap - r->fr_len, MSG_DONTWAIT);
+		if (n == -1 && must_wait(errno)) {
+			ready = wait_fd(r->fr_fd, POLLIN, deadline, err);
+			if (ready == -1)
+				return finish(r, BX_FRAME_IO);
+			if (ready == 0) {
+				bx_fail(err, "no complete frame within %d ms",
+				    timeout_ms);
+				return BX_FRAME_TIMEOUT;
+			}
+			n = read(r->fr_fd, r->fr_buf + r->fr_len,
+			    r->fr_cap - r->fr_len);
 		}
-		n = read(r->fr_fd, r->fr_buf + r->fr_len,
-		    r->fr_cap - r->fr_len);
 		if (n > 0) {
 			r->fr_len += (size_t)n;
 			continue;
@@ -274,6 +291,13 @@ bx_frame_write(int fd, const char *buf, size_t len, int timeout_ms,
 		bx_fail(err, "a %zu-byte frame is longer than %d bytes", len,
 		    BX_FRAME_MAX);
 		return BX_FRAME_TOO_LARGE;
+	}
+	n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n >= 0)
+		done = (size_t)n;
+	else if (!must_wait(errno) && errno != EINTR) {
+		bx_fail(err, "write: %s", strerror(errno));
+		return BX_FRAME_IO;
 	}
 	while (done < len) {
 		ready = wait_fd(fd, POLLOUT, deadline, err);

@@ -3,7 +3,8 @@
  * 3), served in-process on a thread: modes 0600 and 0700; every admin kind
  * on broker.sock and tool_request on admin.sock forbidden and printed;
  * calls and approvals over real connections; the expiry thread; a dropped
- * connection; the bounds, the first-frame deadline and frame_too_large; a
+ * connection; a worker for each call in progress, ended when idle; the
+ * bounds, the first-frame deadline and frame_too_large; a
  * clean stop that removes the sockets.
  */
 #include <sys/resource.h>
@@ -12,6 +13,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -56,7 +58,7 @@ serve_thread(void *arg)
 
 static struct sfix *
 start_budget(int64_t ttl_ms, size_t max_connections, size_t max_calls,
-    int read_timeout_ms, size_t wait_budget)
+    int read_timeout_ms, size_t wait_budget, int worker_idle_ms)
 {
 	struct sfix *x = calloc(1, sizeof(*x));
 	struct serve_config sc;
@@ -79,6 +81,7 @@ start_budget(int64_t ttl_ms, size_t max_connections, size_t max_calls,
 	sc.max_calls = max_calls;
 	sc.read_timeout_ms = read_timeout_ms;
 	sc.wait_budget = wait_budget;
+	sc.worker_idle_ms = worker_idle_ms;
 	sc.stop_fd = -1;
 	if ((x->s = serve_new(&sc, &err)) == NULL)
 		fail_msg("serve_new: %s", err.msg);
@@ -91,7 +94,7 @@ start(int64_t ttl_ms, size_t max_connections, size_t max_calls,
     int read_timeout_ms)
 {
 	return start_budget(ttl_ms, max_connections, max_calls,
-	    read_timeout_ms, 0);
+	    read_timeout_ms, 0, 0);
 }
 
 static void
@@ -133,14 +136,14 @@ expect_error(struct bx_msg *m, enum bx_code code)
  * the connection in *ret_fd and its reader in r.
  */
 static struct bx_msg *
-call_waiting(struct sfix *x, const char *call, struct bx_frame_reader *r,
-    int *ret_fd)
+call_waiting(struct sfix *x, const char *session, const char *call,
+    struct bx_frame_reader *r, int *ret_fd)
 {
 	struct bx_msg *m;
 	int fd = dial(x->broker);
 
 	bx_frame_reader_init(r, fd);
-	send_msg(fd, bx_msg_tool_request("s1", call, "read_file",
+	send_msg(fd, bx_msg_tool_request(session, call, "read_file",
 	    "{\"path\":\"/notes/a\"}"));
 	m = next_frame(r);
 	assert_int_equal(m->kind, BX_MSG_TOOL_RESPONSE);
@@ -264,7 +267,7 @@ test_a_call_and_an_approval_over_the_sockets(void **state)
 	assert_string_equal(m->tool_response.content, "content");
 	bx_msg_free(m);
 
-	m = call_waiting(x, "c2", &r, &fd);
+	m = call_waiting(x, "s1", "c2", &r, &fd);
 	id = m->tool_response.approval;
 	bx_msg_free(m);
 	m = one(x->admin, bx_msg_new(BX_MSG_APPROVALS));
@@ -299,7 +302,7 @@ test_the_expiry_thread_expires_approvals(void **state)
 	int fd;
 
 	(void)state;
-	m = call_waiting(x, "c1", &r, &fd);
+	m = call_waiting(x, "s1", "c1", &r, &fd);
 	assert_int_equal(m->tool_response.expires, bfix_now(x->f) + 100);
 	bx_msg_free(m);
 	/* The thread checks once a second against the broker's clock. */
@@ -325,7 +328,7 @@ test_a_closed_connection_abandons_its_approval(void **state)
 	int fd;
 
 	(void)state;
-	bx_msg_free(call_waiting(x, "c1", &r, &fd));
+	bx_msg_free(call_waiting(x, "s1", "c1", &r, &fd));
 	assert_int_equal(approvals_pending(x->f->approvals), 1);
 	bx_frame_reader_free(&r);
 	close(fd);
@@ -355,7 +358,7 @@ test_calls_past_the_bound_are_busy(void **state)
 	int fd;
 
 	(void)state;
-	bx_msg_free(call_waiting(x, "c1", &r, &fd));
+	bx_msg_free(call_waiting(x, "s1", "c1", &r, &fd));
 	/* The waiting call is the one call in progress. */
 	expect_error(one(x->broker, bx_msg_tool_request("s2", "c2",
 	    "read_file", "{\"path\":\"/docs/a\"}")), BX_CODE_BUSY);
@@ -365,6 +368,80 @@ test_calls_past_the_bound_are_busy(void **state)
 	bx_msg_free(m);
 	bx_frame_reader_free(&r);
 	close(fd);
+	stop(x);
+}
+
+/* Calls of different sessions waiting for the owner each hold a worker. */
+static void
+test_each_call_in_progress_has_its_own_worker(void **state)
+{
+	static const char *sessions[] = { "s1", "s2", "s3" };
+	struct sfix *x = start(900000, 0, 3, 0);
+	struct bx_frame_reader r[3];
+	struct bx_msg *m;
+	int fd[3], i;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		bx_msg_free(call_waiting(x, sessions[i], "c1", &r[i], &fd[i]));
+	expect_error(one(x->broker, bx_msg_tool_request("s4", "c1",
+	    "read_file", "{\"path\":\"/docs/a\"}")), BX_CODE_BUSY);
+	m = one(x->admin, bx_msg_new(BX_MSG_APPROVALS));
+	assert_int_equal(m->approval_list.nitems, 3);
+	bx_msg_free(m);
+	for (i = 0; i < 3; i++) {
+		bx_frame_reader_free(&r[i]);
+		close(fd[i]);
+	}
+	stop(x);
+}
+
+/* How many threads this process has now. */
+static int
+threads_now(void)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Waits (generously) until this process has fewer than n threads. */
+static int
+wait_threads_below(int n)
+{
+	int i, now = threads_now();
+
+	for (i = 0; now >= n && i < WAIT_MS / 10; i++) {
+		usleep(10 * 1000);
+		now = threads_now();
+	}
+	return now;
+}
+
+static void
+test_an_idle_worker_ends_and_a_new_one_starts(void **state)
+{
+	struct sfix *x = start_budget(900000, 0, 0, 0, 0, 50);
+	struct bx_msg *m;
+	int busy, round;
+
+	(void)state;
+	for (round = 0; round < 2; round++) {
+		m = one(x->broker, bx_msg_tool_request("s1", round == 0 ?
+		    "c1" : "c2", "read_file", "{\"path\":\"/docs/a\"}"));
+		assert_int_equal(m->tool_response.status, BX_STATUS_RESULT);
+		bx_msg_free(m);
+		busy = threads_now();
+		assert_true(wait_threads_below(busy) < busy);
+	}
+	assert_int_equal(recording_count(&x->f->rec), 2);
 	stop(x);
 }
 
@@ -474,7 +551,7 @@ test_too_large_and_bad_frames(void **state)
 static void
 test_first_frame_buffers_are_bounded_in_total(void **state)
 {
-	struct sfix *x = start_budget(900000, 0, 0, 60000, BUDGET);
+	struct sfix *x = start_budget(900000, 0, 0, 60000, BUDGET, 0);
 	const size_t bound = (HOGS + 1) * BX_FRAME_INITIAL + BUDGET;
 	struct bx_frame_reader r;
 	struct bx_msg *m;
@@ -668,6 +745,8 @@ main(void)
 		cmocka_unit_test(test_the_expiry_thread_expires_approvals),
 		cmocka_unit_test(test_a_closed_connection_abandons_its_approval),
 		cmocka_unit_test(test_calls_past_the_bound_are_busy),
+		cmocka_unit_test(test_each_call_in_progress_has_its_own_worker),
+		cmocka_unit_test(test_an_idle_worker_ends_and_a_new_one_starts),
 		cmocka_unit_test(test_connections_past_the_bound_are_busy),
 		cmocka_unit_test(test_a_silent_or_half_frame_client_is_dropped),
 		cmocka_unit_test(test_too_large_and_bad_frames),

@@ -11,8 +11,9 @@
  * machine's speed; the real latencies are printed). brokerd's peak
  * resident memory (VmHWM) is printed after each and must stay under
  * HOSTILE_RSS_MAX_KIB. At the end every hostile connection must have been
- * closed by brokerd itself within its first-frame deadline, and its
- * descriptors and threads must be back where they started.
+ * closed by brokerd itself within its first-frame deadline, its
+ * descriptors must be back where they started, and its threads no more
+ * than at the start (workers idle since the warm-up may have ended).
  *
  *	HOSTILE_HOLDERS		clients holding 1 MiB - 1 each (default 64)
  */
@@ -594,14 +595,14 @@ test_cleaned_up(void **state)
 		rh_sleep_ms(50);
 		fds = count_dir("/proc/%ld/fd", h->h_home.brokerd);
 		threads = count_dir("/proc/%ld/task", h->h_home.brokerd);
-	} while ((fds != h->h_base_fds || threads != h->h_base_threads) &&
+	} while ((fds != h->h_base_fds || threads > h->h_base_threads) &&
 	    rh_now_ms() < until);
 	printf("hostile: the other %zu hostile connections closed by brokerd; "
 	    "descriptors %ld (at start %ld), threads %ld (at start %ld); "
 	    "slowest good answer %lld ms\n", n, fds, h->h_base_fds, threads,
 	    h->h_base_threads, (long long)h->h_worst_ms);
 	assert_int_equal(fds, h->h_base_fds);
-	assert_int_equal(threads, h->h_base_threads);
+	assert_true(threads <= h->h_base_threads);
 	report(h, "after", good_client(h, "after"));
 }
 
