@@ -11,9 +11,11 @@
  *	fdatasync	error=EIO, signal=KILL
  *	fsync		error=EIO, signal=KILL
  *
- * strace counts calls per thread, and brokerd gives each request its own
- * thread, so `when=N` hits the Nth call of every request (strace is
- * attached once brokerd serves, so its startup is not counted). Each time: the
+ * strace counts calls per thread. brokerd starts a worker thread when
+ * none is idle, and each faulted brokerd is fresh, so its one traced
+ * request runs on a thread of its own and `when=N` hits the Nth call of
+ * that request (strace is attached once brokerd serves, so its startup is
+ * not counted). Each time: the
  * request's answer must be a failure (audit_unavailable, or "the result
  * could not be recorded"), never the answer of a call that went through,
  * since a retry that pretends success is exactly what must not happen;
