@@ -236,7 +236,9 @@ bx_frame_read(struct bx_frame_reader *r, int timeout_ms,
 		n = recv(r->fr_fd, r->fr_buf + r->fr_len,
 		    r->fr_cap - r->fr_len, MSG_DONTWAIT);
 		if (n == -1 && must_wait(errno)) {
-			ready = wait_fd(r->fr_fd, POLLIN, deadline, err);
+			/* A socket with nothing yet and no time to wait. */
+			ready = timeout_ms == 0 && errno != ENOTSOCK ? 0 :
+			    wait_fd(r->fr_fd, POLLIN, deadline, err);
 			if (ready == -1)
 				return finish(r, BX_FRAME_IO);
 			if (ready == 0) {
