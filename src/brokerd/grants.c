@@ -9,10 +9,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "brokerd/grantfile.h"
 #include "brokerd/grants.h"
@@ -20,6 +22,8 @@
 #include "proto/sha256.h"
 
 #define SUFFIX		".toml"
+/* How much of the directory listing is read at a time. */
+#define GRANTS_DIRBUF	16384
 #define SUFFIX_LEN	(sizeof(SUFFIX) - 1)
 
 /* Where grantfile.c's problems for one file go. */
@@ -241,16 +245,16 @@ is_grant_name(const char *name)
 	return len >= SUFFIX_LEN && strcmp(name + len - SUFFIX_LEN, SUFFIX) == 0;
 }
 
-/* Reads the entry name of the open directory into g; file is its path. */
+/* Reads the entry name of the directory dfd into g; file is its path. */
 static int
-load_entry(struct grants *g, DIR *d, const char *name, const char *file,
+load_entry(struct grants *g, int dfd, const char *name, const char *file,
     struct bx_error *err)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	int rc;
 
-	rc = read_one(g, dirfd(d), name, file, &buf, &len, err);
+	rc = read_one(g, dfd, name, file, &buf, &len, err);
 	if (rc == 0) {
 		rc = grants_add_file(g, file, buf, len, err);
 		free(buf);
@@ -258,13 +262,34 @@ load_entry(struct grants *g, DIR *d, const char *name, const char *file,
 	return rc == -1 ? -1 : 0;
 }
 
-/* Reads every *.toml entry of the open directory into g. */
+/* Adds the problem "the grants directory cannot be read" for errno e. */
 static int
-load_entries(struct grants *g, DIR *d, const char *dir, struct bx_error *err)
+unreadable(struct grants *g, const char *dir, int e, struct bx_error *err)
 {
+	char text[BX_ERROR_MAX];
+
+	snprintf(text, sizeof(text), "the grants directory cannot be read: "
+	    "%s", strerror(e));
+	return grants_add_problem(g, dir, 0, text, err);
+}
+
+/*
+ * Reads every *.toml entry of the directory dfd into g. The listing is
+ * read with getdents64(2) into a buffer on the stack: readdir(3) would
+ * allocate 32 KiB at every decision, and an allocation that large also
+ * makes glibc consolidate its heap each time.
+ */
+static int
+load_entries(struct grants *g, int dfd, const char *dir, struct bx_error *err)
+{
+	union {
+		struct dirent64	 first;
+		char		 bytes[GRANTS_DIRBUF];
+	} list;
 	char text[BX_ERROR_MAX], *file;
-	struct dirent *de;
+	struct dirent64 *de;
 	size_t count = 0, dlen = strlen(dir);
+	ssize_t n, off;
 	int rc = 0;
 
 	/*
@@ -276,26 +301,32 @@ load_entries(struct grants *g, DIR *d, const char *dir, struct bx_error *err)
 	memcpy(file, dir, dlen);
 	if (dir[dlen - 1] != '/')
 		file[dlen++] = '/';
-	/* readdir() says "no more entries" and "failed" alike, but for errno. */
-	for (errno = 0; (de = readdir(d)) != NULL; errno = 0) {
-		if (!is_grant_name(de->d_name))
+	for (;;) {
+		n = getdents64(dfd, list.bytes, sizeof(list.bytes));
+		if (n == -1 && errno == EINTR)
 			continue;
-		if (++count > GRANTS_MAX_FILES) {
-			snprintf(text, sizeof(text), "the grants directory "
-			    "holds more than %d .toml files", GRANTS_MAX_FILES);
-			rc = grants_add_problem(g, dir, 0, text, err);
-			goto out;
+		if (n <= 0)
+			break;
+		for (off = 0; off < n; off += de->d_reclen) {
+			de = (struct dirent64 *)(list.bytes + off);
+			if (!is_grant_name(de->d_name))
+				continue;
+			if (++count > GRANTS_MAX_FILES) {
+				snprintf(text, sizeof(text), "the grants "
+				    "directory holds more than %d .toml files",
+				    GRANTS_MAX_FILES);
+				rc = grants_add_problem(g, dir, 0, text, err);
+				goto out;
+			}
+			memcpy(file + dlen, de->d_name, strlen(de->d_name) + 1);
+			if ((rc = load_entry(g, dfd, de->d_name, file,
+			    err)) == -1)
+				goto out;
 		}
-		memcpy(file + dlen, de->d_name, strlen(de->d_name) + 1);
-		if ((rc = load_entry(g, d, de->d_name, file, err)) == -1)
-			goto out;
 	}
 	/* A listing cut short may have skipped a deny grant. */
-	if (errno != 0) {
-		snprintf(text, sizeof(text), "the grants directory cannot be "
-		    "read: %s", strerror(errno));
-		rc = grants_add_problem(g, dir, 0, text, err);
-	}
+	if (n == -1)
+		rc = unreadable(g, dir, errno, err);
 out:
 	free(file);
 	return rc;
@@ -304,31 +335,24 @@ out:
 int
 grants_load(const char *dir, struct grants **ret, struct bx_error *err)
 {
-	char text[BX_ERROR_MAX];
 	struct grants *g = NULL;
-	DIR *d = NULL;
-	int rc = -1;
+	int fd, rc = -1;
 
 	if (grants_new(&g, err) == -1)
 		return -1;
-	/*
-	 * glibc's opendir() opens with O_DIRECTORY | O_CLOEXEC itself; it
-	 * saves the two fcntl(2) calls fdopendir() makes on every decision.
-	 */
-	if ((d = opendir(dir)) == NULL) {
-		snprintf(text, sizeof(text), "the grants directory cannot be "
-		    "read: %s", strerror(errno));
-		if (grants_add_problem(g, dir, 0, text, err) == -1)
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1) {
+		if (unreadable(g, dir, errno, err) == -1)
 			goto out;
-	} else if (load_entries(g, d, dir, err) == -1)
+	} else if (load_entries(g, fd, dir, err) == -1)
 		goto out;
 	grants_finish(g);
 	*ret = g;
 	g = NULL;
 	rc = 0;
 out:
-	if (d != NULL)
-		closedir(d);
+	if (fd != -1)
+		close(fd);
 	grants_free(g);
 	return rc;
 }

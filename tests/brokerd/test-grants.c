@@ -28,27 +28,34 @@
 #define GOOD	HEAD EXPIRES PATHS
 
 /*
- * readdir() as grants.c calls it (readdir64 with 64-bit offsets), made to
- * fail with EIO after readdir_fail_after entries while that is not -1.
+ * getdents64() as grants.c calls it, made to list at most
+ * listing_fail_after entries and then fail with EIO, while that is not -1.
  */
-static int readdir_fail_after = -1;
+static int listing_fail_after = -1;
 
-struct dirent64	*readdir64(DIR *);
-
-struct dirent64 *
-readdir64(DIR *d)
+ssize_t
+getdents64(int fd, void *buf, size_t len)
 {
-	static struct dirent64 *(*real)(DIR *);
+	static ssize_t (*real)(int, void *, size_t);
+	struct dirent64 *de;
+	ssize_t n, off = 0;
 
 	if (real == NULL)
-		*(void **)&real = dlsym(RTLD_NEXT, "readdir64");
-	if (readdir_fail_after == 0) {
+		*(void **)&real = dlsym(RTLD_NEXT, "getdents64");
+	if (listing_fail_after == 0) {
 		errno = EIO;
-		return NULL;
+		return -1;
 	}
-	if (readdir_fail_after > 0)
-		readdir_fail_after--;
-	return real(d);
+	n = real(fd, buf, len);
+	if (listing_fail_after < 0 || n <= 0)
+		return n;
+	/* Only the first listing_fail_after entries of what was read. */
+	while (off < n && listing_fail_after > 0) {
+		de = (struct dirent64 *)((char *)buf + off);
+		off += de->d_reclen;
+		listing_fail_after--;
+	}
+	return off;
 }
 
 static struct grants *
@@ -512,9 +519,9 @@ test_listing_fails(void **state)
 	(void)state;
 	fixture_text(dir, "a.toml", GOOD);
 	fixture_text(dir, "b.toml", GOOD);
-	readdir_fail_after = 1;
+	listing_fail_after = 1;
 	g = load(dir);
-	readdir_fail_after = -1;
+	listing_fail_after = -1;
 	assert_false(grants_valid(g));
 	assert_string_equal(g->gs_problems[g->gs_nproblems - 1].gp_file, dir);
 	assert_non_null(strstr(g->gs_problems[g->gs_nproblems - 1].gp_problem,
