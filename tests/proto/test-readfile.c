@@ -7,6 +7,7 @@
  */
 #include <sys/stat.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -56,6 +57,29 @@ make(const char *name, char c, size_t len)
 	assert_int_equal(fclose(fp), 0);
 	free(buf);
 	return path;
+}
+
+/*
+ * fstat() as readfile.c calls it (fstat64, with 64-bit offsets), made to
+ * report a regular file fstat_short bytes shorter than it is, as if it
+ * grew between fstat and read.
+ */
+static off_t fstat_short;
+
+int	fstat64(int, struct stat64 *);
+
+int
+fstat64(int fd, struct stat64 *st)
+{
+	static int (*real)(int, struct stat64 *);
+	int rc;
+
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "fstat64");
+	rc = real(fd, st);
+	if (rc == 0 && S_ISREG(st->st_mode) && st->st_size >= fstat_short)
+		st->st_size -= fstat_short;
+	return rc;
 }
 
 static void
@@ -221,6 +245,33 @@ test_the_limit_holds_on_what_is_read(void **state)
 	free(buf);
 }
 
+/*
+ * A file longer than fstat said is read to its end, and refused past the
+ * limit: the byte asked for past the size shows the growth.
+ */
+static void
+test_a_file_that_grew_is_read_whole(void **state)
+{
+	enum bx_readfile_why why = 0;
+	struct bx_error err;
+	const char *path;
+	char *buf;
+	size_t len;
+
+	(void)state;
+	path = make("grew", 'g', 3000);
+	fstat_short = 1000;
+	assert_int_equal(bx_readfile(path, 0, &buf, &len, &why, &err), 0);
+	assert_int_equal(len, 3000);
+	free(buf);
+	assert_int_equal(bx_readfile(path, 2500, &buf, &len, &why, &err), -1);
+	fstat_short = 0;
+	assert_int_equal(why, BX_READFILE_TOO_LARGE);
+	assert_int_equal(bx_readfile(path, 0, &buf, &len, &why, &err), 0);
+	assert_int_equal(len, 3000);
+	free(buf);
+}
+
 int
 main(void)
 {
@@ -232,6 +283,7 @@ main(void)
 		cmocka_unit_test(test_at_a_directory_and_nofollow),
 		cmocka_unit_test(test_an_open_descriptor),
 		cmocka_unit_test(test_the_limit_holds_on_what_is_read),
+		cmocka_unit_test(test_a_file_that_grew_is_read_whole),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
