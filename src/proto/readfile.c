@@ -109,7 +109,7 @@ grow(char **buf, size_t *cap, size_t want)
 	return 0;
 }
 
-/* Reads fd, checked and size bytes long when checked, to its end. */
+/* Reads fd, checked and size bytes long when checked, to end of file. */
 static int
 read_all(int fd, const char *shown, size_t max, size_t size, char **ret_buf,
     size_t *ret_len, enum bx_readfile_why *why, struct bx_error *err)
@@ -148,14 +148,6 @@ read_all(int fd, const char *shown, size_t max, size_t size, char **ret_buf,
 			failed(why, BX_READFILE_TOO_LARGE);
 			goto out;
 		}
-		/*
-		 * Every byte fstat counted is in, and the one more asked for
-		 * was not there: that is the file as fstat saw it, and the read
-		 * that would find the end is saved. Growth after this could not
-		 * be seen by one more read either.
-		 */
-		if (size > 0 && len == size && len < cap - 1)
-			break;
 		if (len == cap - 1)
 			want = cap * 2;
 	}

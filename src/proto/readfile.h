@@ -4,9 +4,8 @@
  * a regular file is refused before anything is read, so a FIFO or a device
  * at the path cannot hang the reader (it is opened O_NONBLOCK), and a
  * directory is told apart so the caller can say so. Reads loop on EINTR
- * and short reads, until end of file, or until the size fstat reported is
- * read and a read asking for one byte more got none: a file that grows
- * past the limit while read is refused too.
+ * and short reads, until end of file: a file that grows past the limit
+ * while read is refused too.
  *
  * Every descriptor is O_CLOEXEC and O_NOCTTY, and is closed before return
  * (bx_readfile_open hands its one to the caller, who closes it).
