@@ -463,12 +463,12 @@ call_once(struct client *cl, int64_t *ret_ns, struct bx_error *err)
 
 	snprintf(callid, sizeof(callid), "c%lu",
 	    atomic_fetch_add(&call_counter, 1));
-	req = bx_msg_tool_request(cl->cl_session, callid, "read_file",
-	    kind_paths[cl->cl_kind]);
-	if (req == NULL || bx_msg_encode(req, &text, &text_len, err) == -1) {
+	if ((req = bx_msg_tool_request(cl->cl_session, callid, "read_file",
+	    kind_paths[cl->cl_kind])) == NULL)
+		return bx_fail(err, "call %s: out of memory", callid);
+	if (bx_msg_encode(req, &text, &text_len, err) == -1) {
 		bx_msg_free(req);
-		return bx_fail(err, "call %s: cannot encode the request",
-		    callid);
+		return -1;
 	}
 	bx_msg_free(req);
 	t0 = bench_now_ns();

@@ -22,9 +22,9 @@
 #include "proto/sha256.h"
 
 #define SUFFIX		".toml"
+#define SUFFIX_LEN	(sizeof(SUFFIX) - 1)
 /* How much of the directory listing is read at a time. */
 #define GRANTS_DIRBUF	16384
-#define SUFFIX_LEN	(sizeof(SUFFIX) - 1)
 
 /* Where grantfile.c's problems for one file go. */
 struct file_ctx {

@@ -56,7 +56,7 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 		s->s_cfg.worker_idle_ms = SERVE_WORKER_IDLE_MS;
 	s->s_listen[0] = s->s_listen[1] = s->s_wake[0] = s->s_wake[1] = -1;
 	pthread_mutex_init(&s->s_lock, NULL);
-	pthread_cond_init(&s->s_changed, NULL);
+	pthread_cond_init(&s->s_ended, NULL);
 	pthread_cond_init(&s->s_tick, NULL);
 	pthread_cond_init(&s->s_work, NULL);
 	s->s_ready_tail = &s->s_ready;
@@ -109,7 +109,7 @@ serve_free(struct serve *s)
 		close(s->s_wake[0]);
 	if (s->s_wake[1] != -1)
 		close(s->s_wake[1]);
-	pthread_cond_destroy(&s->s_changed);
+	pthread_cond_destroy(&s->s_ended);
 	pthread_cond_destroy(&s->s_tick);
 	pthread_cond_destroy(&s->s_work);
 	pthread_mutex_destroy(&s->s_lock);
@@ -151,7 +151,6 @@ serve_closed(struct serve *s, int which, bool busy)
 	s->s_open[which]--;
 	if (busy)
 		s->s_busy[which]--;
-	pthread_cond_broadcast(&s->s_changed);
 	pthread_mutex_unlock(&s->s_lock);
 }
 
@@ -182,8 +181,8 @@ conn_run(struct conn *c)
 		    "see docs/runbook.md#socket-forbidden",
 		    bx_msg_kind_name(req->kind), sock_names[which],
 		    s->s_path[which]);
-		serve_refuse(c->c_fd, BX_CODE_FORBIDDEN, "this socket does not take "
-		    "that kind of message", SERVE_WRITE_TIMEOUT_MS);
+		serve_refuse(c->c_fd, BX_CODE_FORBIDDEN, "this socket does "
+		    "not take that kind of message", SERVE_WRITE_TIMEOUT_MS);
 	} else if (which == SOCK_BROKER)
 		broker_call_fd(b, c->c_fd, &req->tool_request,
 		    SERVE_WRITE_TIMEOUT_MS, &err);
@@ -238,7 +237,7 @@ worker_run(void *arg)
 		s->s_idle--;
 	}
 	s->s_workers--;
-	pthread_cond_broadcast(&s->s_changed);
+	pthread_cond_broadcast(&s->s_ended);
 	pthread_mutex_unlock(&s->s_lock);
 	return NULL;
 }
@@ -340,10 +339,13 @@ serve_run(struct serve *s, struct bx_error *err)
 	s->s_stopping = true;
 	pthread_cond_broadcast(&s->s_work);
 	pthread_cond_broadcast(&s->s_tick);
-	/* Calls in progress and ready ones finish; then every worker ends. */
-	while (s->s_busy[SOCK_BROKER] + s->s_busy[SOCK_ADMIN] > 0 ||
-	    s->s_workers > 0)
-		pthread_cond_wait(&s->s_changed, &s->s_lock);
+	/*
+	 * Calls in progress and ready ones finish; then every worker ends. A
+	 * worker ends only with no connection ready, and its own call is
+	 * closed before that, so no worker left means no call left.
+	 */
+	while (s->s_workers > 0)
+		pthread_cond_wait(&s->s_ended, &s->s_lock);
 	pthread_mutex_unlock(&s->s_lock);
 	pthread_join(expiry, NULL);
 	return rc == 0 ? 0 : -1;

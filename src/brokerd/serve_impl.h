@@ -55,7 +55,7 @@ struct serve {
 	bool			 s_backoff;	/* out of descriptors */
 	atomic_size_t		 s_held;	/* what the waiting hold */
 	pthread_mutex_t		 s_lock;	/* guards the rest */
-	pthread_cond_t		 s_changed;	/* a count went down */
+	pthread_cond_t		 s_ended;	/* a worker ended */
 	pthread_cond_t		 s_tick;	/* the expiry thread waits */
 	pthread_cond_t		 s_work;	/* idle workers wait */
 	size_t			 s_open[SOCK_COUNT];	/* either phase */

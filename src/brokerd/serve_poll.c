@@ -140,8 +140,9 @@ conn_new(struct serve *s, int which, int fd)
 }
 
 /*
- * Accepts every pending connection. A client writes its frame right after
- * connecting, so each is read at once: most need no second round of poll.
+ * Accepts every pending connection and reads each at once: a client
+ * writes its frame right after connecting, and one whose frame is already
+ * in needs no second round of poll.
  */
 static void
 accept_all(struct serve *s, int which)
