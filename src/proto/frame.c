@@ -268,14 +268,16 @@ bx_frame_read(struct bx_frame_reader *r, int timeout_ms,
 /*
  * send(2) where fd is a socket: MSG_DONTWAIT, so a blocking socket cannot
  * hold the call past its deadline, and MSG_NOSIGNAL, so a closed peer is
- * EPIPE rather than SIGPIPE. write(2) otherwise.
+ * EPIPE rather than SIGPIPE. Anything else is written with write(2), but
+ * only once poll said it can take bytes (waited): until then ENOTSOCK
+ * says to wait.
  */
 static ssize_t
-put(int fd, const char *buf, size_t len)
+put(int fd, const char *buf, size_t len, bool waited)
 {
 	ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 
-	if (n == -1 && errno == ENOTSOCK)
+	if (n == -1 && errno == ENOTSOCK && waited)
 		n = write(fd, buf, len);
 	return n;
 }
@@ -286,6 +288,7 @@ bx_frame_write(int fd, const char *buf, size_t len, int timeout_ms,
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 	size_t done = 0;
+	bool waited = false;
 	ssize_t n;
 	int ready;
 
@@ -294,14 +297,19 @@ bx_frame_write(int fd, const char *buf, size_t len, int timeout_ms,
 		    BX_FRAME_MAX);
 		return BX_FRAME_TOO_LARGE;
 	}
-	n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-	if (n >= 0)
-		done = (size_t)n;
-	else if (!must_wait(errno) && errno != EINTR) {
-		bx_fail(err, "write: %s", strerror(errno));
-		return BX_FRAME_IO;
-	}
 	while (done < len) {
+		n = put(fd, buf + done, len - done, waited);
+		waited = false;
+		if (n >= 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (!must_wait(errno)) {
+			bx_fail(err, "write: %s", strerror(errno));
+			return BX_FRAME_IO;
+		}
 		ready = wait_fd(fd, POLLOUT, deadline, err);
 		if (ready == -1)
 			return BX_FRAME_IO;
@@ -310,15 +318,7 @@ bx_frame_write(int fd, const char *buf, size_t len, int timeout_ms,
 			    done, len, timeout_ms);
 			return BX_FRAME_TIMEOUT;
 		}
-		n = put(fd, buf + done, len - done);
-		if (n >= 0) {
-			done += (size_t)n;
-			continue;
-		}
-		if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
-			continue;
-		bx_fail(err, "write: %s", strerror(errno));
-		return BX_FRAME_IO;
+		waited = true;
 	}
 	return BX_FRAME_OK;
 }
