@@ -279,9 +279,15 @@ run_and_answer(struct call *c, const struct decision *d, bool approved,
 	bool failed, stored;
 	int rc;
 
+	/*
+	 * A runner that cannot even say why (out of memory) is unavailable
+	 * like any other: the allowed call still gets its Result record.
+	 */
 	if (runner_run(d, approved, c->c_b->b_cfg.runtime, &rr, &rerr) == -1) {
 		broker_log(c->c_b, "runner: %s", rerr.msg);
-		return send_msg(c, bx_msg_failed(rerr.msg), err);
+		rr.rr_status = RUN_UNAVAILABLE;
+		rr.rr_text = strdup(rerr.msg);
+		rr.rr_truncated = false;
 	}
 	if (rr.rr_status != RUN_UNAVAILABLE)
 		after = state_raise(after, decision_result_class(d),
@@ -293,7 +299,8 @@ run_and_answer(struct call *c, const struct decision *d, bool approved,
 		    "withheld; see docs/runbook.md#broker-state-damaged",
 		    rerr.msg, c->c_req->call);
 	failed = !stored || rr.rr_status != RUN_OK;
-	sent = stored ? rr.rr_text : BROKER_UNRECORDED;
+	sent = !stored ? BROKER_UNRECORDED : rr.rr_text != NULL ? rr.rr_text :
+	    BROKER_RUNNER_FAILED;
 	/* Withheld content leaves the taint where the state file has it. */
 	if (!stored)
 		after = c->c_st;

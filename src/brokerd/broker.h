@@ -38,6 +38,8 @@
 
 /* The answer when the run happened but could not be recorded. */
 #define BROKER_UNRECORDED	"the result could not be recorded"
+/* What a runner that failed without a message is answered and recorded as. */
+#define BROKER_RUNNER_FAILED	"the runner failed"
 /* Who answered an approval, in the Approval record (M4 adds Mattermost). */
 #define BROKER_APPROVER		"bxctl"
 

@@ -71,7 +71,6 @@ grant_clear(struct grant *g)
 		free(g->g_hosts[i]);
 	free(g->g_paths);
 	free(g->g_hosts);
-	free(g->g_file);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -141,11 +140,10 @@ decode_mode(struct decoder *d, const struct toml_value *v)
 
 	if (s == NULL)
 		return;
-	for (i = 0; i < GRANT_MODE_MAX; i++)
-		if (strcmp(s, mode_names[i]) == 0) {
-			d->d_grant.g_mode = (enum grant_mode)i;
-			return;
-		}
+	if ((i = bx_name_index(s, mode_names, GRANT_MODE_MAX)) >= 0) {
+		d->d_grant.g_mode = (enum grant_mode)i;
+		return;
+	}
 	problem(d, toml_value_line(v), "mode \"%s\" is not auto, ask or deny",
 	    s);
 }
@@ -421,8 +419,6 @@ grantfile_decode(const char *file, const char *buf, size_t len,
 			grant_clear(&d.d_grant);
 			return -1;
 		}
-		if ((d.d_grant.g_file = strdup(file)) == NULL)
-			d.d_oom = true;
 	}
 	if (d.d_oom) {
 		grant_clear(&d.d_grant);

@@ -42,7 +42,6 @@ enum grant_mode {
 
 struct grant {
 	char		 g_id[BX_ID_MAX + 1];	/* the file stem */
-	char		*g_file;		/* the file's path */
 	enum bx_tool	 g_tool;
 	enum grant_mode	 g_mode;
 	enum bx_class	 g_max_taint;

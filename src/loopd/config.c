@@ -144,7 +144,7 @@ decode_table(const struct toml_doc *doc, const char *table,
 
 static int
 decode_root(const struct toml_doc *doc, struct loop_config *c,
-    bool *ret_broker, struct bx_error *err)
+    struct bx_error *err)
 {
 	const struct toml_table *root = toml_doc_root(doc), *t;
 	const char *const *known;
@@ -163,8 +163,6 @@ decode_root(const struct toml_doc *doc, struct loop_config *c,
 		if (toml_value_table(toml_table_value_at(root, i), &t) == -1)
 			return toml_fail_at(err, doc, line, "\"%s\" must be a "
 			    "table", name);
-		if (strcmp(name, "broker") == 0)
-			*ret_broker = true;
 		if (decode_table(doc, name, t, c, err) == -1)
 			return -1;
 		if (strcmp(name, "broker") == 0 && c->lc_broker_socket == NULL)
@@ -218,12 +216,11 @@ loop_config_parse(const char *name, const char *buf, size_t len,
 {
 	struct toml_doc *doc = NULL;
 	struct loop_config *c;
-	bool broker = false;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return bx_fail(err, "out of memory");
 	if (toml_parse(name, buf, len, &doc, err) == -1 ||
-	    decode_root(doc, c, &broker, err) == -1 ||
+	    decode_root(doc, c, err) == -1 ||
 	    apply_defaults(name, c, env_home, err) == -1) {
 		toml_doc_free(doc);
 		loop_config_free(c);

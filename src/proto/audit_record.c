@@ -81,17 +81,6 @@ bx_result_status_name(enum bx_result_status s)
 	return s < BX_RESULT_STATUS_MAX ? status_names[s] : "?";
 }
 
-static int
-name_index(const char *s, const char **names, int count)
-{
-	int i;
-
-	for (i = 0; i < count; i++)
-		if (strcmp(s, names[i]) == 0)
-			return i;
-	return -1;
-}
-
 /* A file name for AcceptedBreak.file: 1 to BX_AUDIT_FILE_MAX bytes, no '/'. */
 static int
 file_name_check(const char *s, struct bx_error *err)
@@ -336,7 +325,7 @@ get_name(const json_t *obj, const char *key, const char **names, int count,
 
 	if (bx_json_string(obj, key, &s, d->err) == -1)
 		return -1;
-	if ((i = name_index(s, names, count)) < 0)
+	if ((i = bx_name_index(s, names, count)) < 0)
 		return bx_fail(d->err, "field \"%s\": unknown value \"%s\"",
 		    key, s);
 	*ret = i;

@@ -27,9 +27,8 @@ static const char *outcome_names[BX_OUTCOME_MAX] = {
 	"allowed", "ask", "denied",
 };
 
-/* Finds s in names; returns its index or -1. */
-static int
-name_index(const char *s, const char **names, int count)
+int
+bx_name_index(const char *s, const char *const *names, int count)
 {
 	int i;
 
@@ -48,7 +47,7 @@ bx_class_name(enum bx_class c)
 int
 bx_class_parse(const char *s, enum bx_class *ret, struct bx_error *err)
 {
-	int i = name_index(s, class_names, BX_CLASS_MAX);
+	int i = bx_name_index(s, class_names, BX_CLASS_MAX);
 
 	if (i < 0)
 		return bx_fail(err, "\"%s\" is not a data class "
@@ -72,7 +71,7 @@ bx_tool_name(enum bx_tool t)
 int
 bx_tool_parse(const char *s, enum bx_tool *ret, struct bx_error *err)
 {
-	int i = name_index(s, tool_names, BX_TOOL_MAX);
+	int i = bx_name_index(s, tool_names, BX_TOOL_MAX);
 
 	if (i < 0)
 		return bx_fail(err, "\"%s\" is not a tool (read_file, "
@@ -90,7 +89,7 @@ bx_deny_name(enum bx_deny d)
 int
 bx_deny_parse(const char *s, enum bx_deny *ret, struct bx_error *err)
 {
-	int i = name_index(s, deny_names, BX_DENY_MAX);
+	int i = bx_name_index(s, deny_names, BX_DENY_MAX);
 
 	if (i < 0)
 		return bx_fail(err, "\"%s\" is not a deny reason", s);
@@ -108,7 +107,7 @@ int
 bx_outcome_kind_parse(const char *s, enum bx_outcome_kind *ret,
     struct bx_error *err)
 {
-	int i = name_index(s, outcome_names, BX_OUTCOME_MAX);
+	int i = bx_name_index(s, outcome_names, BX_OUTCOME_MAX);
 
 	if (i < 0)
 		return bx_fail(err, "\"%s\" is not an outcome "

@@ -110,4 +110,8 @@ const char	*bx_outcome_name(enum bx_outcome_kind);
 int		 bx_outcome_kind_parse(const char *, enum bx_outcome_kind *,
 		    struct bx_error *);
 
+/* The index of s in the count names of an enum's name table, or -1. */
+int		 bx_name_index(const char *s, const char *const *names,
+		    int count);
+
 #endif
