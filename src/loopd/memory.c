@@ -12,49 +12,24 @@
 
 #include "loopd/memory.h"
 #include "proto/readfile.h"
+#include "proto/utf8.h"
 
 #define CORE_MEMORY_RUNBOOK	"see docs/runbook.md#core-memory-unreadable"
-
-/* The length of the sequence a lead byte starts, or 0 if it starts none. */
-static size_t
-utf8_len(unsigned char c)
-{
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return 2;
-	if (c >= 0xe0 && c <= 0xef)
-		return 3;
-	if (c >= 0xf0 && c <= 0xf4)
-		return 4;
-	return 0;
-}
 
 bool
 memory_utf8_valid(const char *str, size_t len, size_t *ret_bad)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, n, k;
+	size_t i = 0, n;
 
 	while (i < len) {
-		n = utf8_len(s[i]);
-		if (n == 0 || s[i] == 0 || i + n > len)
-			goto bad;
-		for (k = 1; k < n; k++)
-			if ((s[i + k] & 0xc0) != 0x80)
-				goto bad;
-		/* Overlong three- and four-byte forms, surrogates, > U+10FFFF. */
-		if ((s[i] == 0xe0 && s[i + 1] < 0xa0) ||
-		    (s[i] == 0xed && s[i + 1] > 0x9f) ||
-		    (s[i] == 0xf0 && s[i + 1] < 0x90) ||
-		    (s[i] == 0xf4 && s[i + 1] > 0x8f))
-			goto bad;
+		if (s[i] == 0 || (n = bx_utf8_len(s + i, len - i)) == 0) {
+			*ret_bad = i;
+			return false;
+		}
 		i += n;
 	}
 	return true;
-bad:
-	*ret_bad = i;
-	return false;
 }
 
 static int

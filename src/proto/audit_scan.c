@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "proto/audit_record.h"
+#include "proto/utf8.h"
 
 struct cursor {
 	const char	*p;
@@ -44,37 +45,6 @@ u64(struct cursor *c, uint64_t *ret)
 		return false;
 	*ret = v;
 	return true;
-}
-
-/* Length of a valid UTF-8 sequence at p (a non-ASCII lead byte), or 0. */
-static size_t
-utf8_len(const unsigned char *p, const unsigned char *end)
-{
-	size_t n, i;
-	uint32_t cp;
-
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		n = 2;
-		cp = p[0] & 0x1f;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		n = 3;
-		cp = p[0] & 0x0f;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		n = 4;
-		cp = p[0] & 0x07;
-	} else
-		return 0;
-	if ((size_t)(end - p) < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
 }
 
 static bool
@@ -124,7 +94,7 @@ str(struct cursor *c, const char **ret, size_t *ret_len, bool *ret_plain)
 			p += 6;
 			continue;
 		}
-		if ((n = utf8_len(p, end)) == 0)
+		if ((n = bx_utf8_len(p, (size_t)(end - p))) == 0)
 			return false;
 		p += n;
 	}
