@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "brokerd/args.h"
+#include "proto/json.h"
 
 /* The fields each tool takes; a field not listed is refused. */
 struct field {
@@ -140,6 +141,9 @@ args_parse(enum bx_tool tool, const char *text, size_t len,
 	if (len > ARGS_TEXT_MAX)
 		return bx_fail(err, "arguments are longer than %d bytes",
 		    ARGS_TEXT_MAX);
+	/* Like every JSON a peer sends (proto/json.h), before jansson sees it. */
+	if (bx_json_depth_check(text, len, BX_JSON_MAX_DEPTH, err) == -1)
+		return bx_error_prefix(err, "arguments");
 	/* NUL is let through the decoder so that the refusal can name it. */
 	obj = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
 	    &jerr);

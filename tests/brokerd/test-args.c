@@ -5,11 +5,13 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "brokerd/args.h"
+#include "proto/json.h"
 
 #define LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -171,6 +173,41 @@ test_too_long(void **state)
 	    -1);
 	assert_non_null(strstr(err.msg, "longer than"));
 	free(text);
+}
+
+/* {"path": with arrays nested so that the whole is depth deep, into text. */
+static size_t
+nested(char *text, int depth)
+{
+	size_t n = (size_t)sprintf(text, "{\"path\":");
+	int i;
+
+	for (i = 1; i < depth; i++)
+		text[n++] = '[';
+	for (i = 1; i < depth; i++)
+		text[n++] = ']';
+	text[n++] = '}';
+	return n;
+}
+
+/* Arguments nest no deeper than any other JSON a peer sends. */
+static void
+test_too_deep(void **state)
+{
+	char text[2 * BX_JSON_MAX_DEPTH + 16];
+	struct tool_args *a = NULL;
+	struct bx_error err;
+	size_t n;
+
+	(void)state;
+	/* At the limit it is parsed, and refused only for its type. */
+	n = nested(text, BX_JSON_MAX_DEPTH);
+	assert_int_equal(args_parse(BX_TOOL_READ_FILE, text, n, &a, &err), -1);
+	assert_non_null(strstr(err.msg, "must be a string"));
+	n = nested(text, BX_JSON_MAX_DEPTH + 1);
+	assert_int_equal(args_parse(BX_TOOL_READ_FILE, text, n, &a, &err), -1);
+	assert_null(a);
+	assert_non_null(strstr(err.msg, "nested deeper than"));
 }
 
 static void
@@ -407,6 +444,7 @@ main(void)
 		cmocka_unit_test(test_http_fetch),
 		cmocka_unit_test(test_no_tool),
 		cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_too_deep),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_inside),
 		cmocka_unit_test(test_hosts),
