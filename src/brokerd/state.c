@@ -18,6 +18,7 @@
 
 #include "brokerd/state.h"
 #include "proto/readfile.h"
+#include "proto/writefile.h"
 
 struct state_store {
 	char			 ss_dir[PATH_MAX];
@@ -98,30 +99,12 @@ state_set_writer(struct state_store *s, const struct state_writer *w)
 	pthread_mutex_unlock(&s->ss_lock);
 }
 
-/* Writes all of buf to fd, looping on EINTR and short writes. */
-static int
-write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, buf, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int
 state_write_atomic(void *ctx, const char *dir, const char *name,
     const void *buf, size_t len, struct bx_error *err)
 {
 	char path[PATH_MAX], tmp[PATH_MAX];
-	int fd = -1, dfd = -1, rc = -1;
+	int fd = -1, rc = -1;
 
 	(void)ctx;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -131,7 +114,7 @@ state_write_atomic(void *ctx, const char *dir, const char *name,
 		bx_fail(err, "%s: cannot create: %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (write_all(fd, buf, len) == -1 || fsync(fd) == -1) {
+	if (bx_write_all(fd, buf, len) == -1 || fsync(fd) == -1) {
 		bx_fail(err, "%s: cannot write: %s", tmp, strerror(errno));
 		goto out;
 	}
@@ -140,8 +123,7 @@ state_write_atomic(void *ctx, const char *dir, const char *name,
 		    strerror(errno));
 		goto out;
 	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd == -1 || fsync(dfd) == -1) {
+	if (bx_fsync_dir(dir) == -1) {
 		bx_fail(err, "%s: cannot sync the directory: %s", dir,
 		    strerror(errno));
 		goto out;
@@ -150,8 +132,6 @@ state_write_atomic(void *ctx, const char *dir, const char *name,
 out:
 	if (fd != -1)
 		close(fd);
-	if (dfd != -1)
-		close(dfd);
 	return rc;
 }
 

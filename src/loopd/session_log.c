@@ -16,6 +16,7 @@
 #include "proto/json.h"
 #include "loopd/session_log.h"
 #include "proto/readfile.h"
+#include "proto/writefile.h"
 
 #define SESSION_LOG_RUNBOOK	"see docs/runbook.md#session-log-damaged"
 
@@ -153,20 +154,6 @@ out:
 	return r;
 }
 
-static int
-fsync_dir(const char *dir, struct bx_error *err)
-{
-	int fd, r;
-
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return bx_fail(err, "%s: %s", dir, strerror(errno));
-	r = fsync(fd);
-	close(fd);
-	if (r == -1)
-		return bx_fail(err, "fsync %s: %s", dir, strerror(errno));
-	return 0;
-}
-
 /* Opens the log for appending, creating it (and its directory) if need be. */
 static int
 open_log(const char *home, const char *path, struct bx_error *err)
@@ -184,7 +171,8 @@ open_log(const char *home, const char *path, struct bx_error *err)
 	    O_NOCTTY, 0600);
 	if (fd == -1 && errno == EEXIST)
 		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
-	else if (fd != -1 && fsync_dir(dir, err) == -1) {
+	else if (fd != -1 && bx_fsync_dir(dir) == -1) {
+		bx_fail(err, "fsync %s: %s", dir, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -223,22 +211,13 @@ fail:
 	return NULL;
 }
 
+/* Appends buf to the open log at path and syncs it. */
 static int
-write_all(int fd, const char *path, const char *buf, size_t len,
+write_synced(int fd, const char *path, const char *buf, size_t len,
     struct bx_error *err)
 {
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, buf, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return bx_fail(err, "write %s: %s", path,
-			    strerror(errno));
-		buf += n;
-		len -= (size_t)n;
-	}
+	if (bx_write_all(fd, buf, len) == -1)
+		return bx_fail(err, "write %s: %s", path, strerror(errno));
 	if (fsync(fd) == -1)
 		return bx_fail(err, "fsync %s: %s", path, strerror(errno));
 	return 0;
@@ -262,7 +241,7 @@ session_log_append(const char *home, const char *id, const json_t *messages,
 		free(buf);
 		return -1;
 	}
-	r = write_all(fd, path, buf, len, err);
+	r = write_synced(fd, path, buf, len, err);
 	close(fd);
 	free(buf);
 	return r;

@@ -1,0 +1,41 @@
+/*
+ * writefile.c: a whole buffer written, a directory synced (see
+ * writefile.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "proto/writefile.h"
+
+int
+bx_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
+bx_fsync_dir(const char *dir)
+{
+	int fd, rc, saved;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	rc = fsync(fd);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}

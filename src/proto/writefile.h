@@ -1,0 +1,21 @@
+/*
+ * writefile.h: the two steps every durable write here repeats: writing a
+ * whole buffer, and syncing the directory that holds a new or renamed
+ * name (shared/notes/audit-durability.md). The audit writer does its own,
+ * through its fault-injection seam.
+ *
+ * Nothing here allocates. Both return 0, or -1 with errno set by the call
+ * that failed, so that each caller words its own message.
+ */
+#ifndef BX_WRITEFILE_H
+#define BX_WRITEFILE_H
+
+#include <stddef.h>
+
+/* Writes all len bytes of buf to fd, looping on EINTR and short writes. */
+int	bx_write_all(int fd, const void *buf, size_t len);
+
+/* Opens the directory dir and fsyncs it. */
+int	bx_fsync_dir(const char *dir);
+
+#endif
