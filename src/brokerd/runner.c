@@ -10,8 +10,6 @@
 
 /* What a runtime's -1 becomes when it left no message. */
 #define RUNNER_SILENT		"the runtime failed without saying why"
-/* A spec never holds more mounts than a grant holds paths. */
-#define RUNNER_MAX_MOUNTS	GRANTS_MAX_CONSTRAINTS
 
 struct run_mount {
 	const char	*rm_path;	/* the decision's */
@@ -26,6 +24,8 @@ struct run_spec {
 	bool			 rs_has_egress;
 	const char *const	*rs_egress;
 	size_t			 rs_negress;
+	uint64_t		 rs_seq;
+	int			 rs_hangup_fd;
 };
 
 static int
@@ -92,8 +92,8 @@ build(const struct decision *d, struct run_spec *s, struct bx_error *err)
 }
 
 int
-runner_run(const struct decision *d, bool approved, const struct runtime *rt,
-    struct run_result *ret, struct bx_error *err)
+runner_run(const struct decision *d, bool approved, const struct run_call *call,
+    const struct runtime *rt, struct run_result *ret, struct bx_error *err)
 {
 	enum bx_outcome_kind kind = decision_outcome(d).kind;
 	struct run_spec spec;
@@ -103,6 +103,8 @@ runner_run(const struct decision *d, bool approved, const struct runtime *rt,
 
 	memset(&spec, 0, sizeof(spec));
 	memset(&r, 0, sizeof(r));
+	spec.rs_seq = call != NULL ? call->rc_seq : 0;
+	spec.rs_hangup_fd = call != NULL ? call->rc_hangup_fd : -1;
 	if (!(kind == BX_OUTCOME_ALLOWED ||
 	    (kind == BX_OUTCOME_ASK && approved)) ||
 	    decision_args(d) == NULL || !decision_has_grant(d))
@@ -187,4 +189,16 @@ run_spec_egress(const struct run_spec *s, size_t *ret_len)
 {
 	*ret_len = s->rs_negress;
 	return s->rs_egress;
+}
+
+uint64_t
+run_spec_seq(const struct run_spec *s)
+{
+	return s->rs_seq;
+}
+
+int
+run_spec_hangup_fd(const struct run_spec *s)
+{
+	return s->rs_hangup_fd;
 }

@@ -26,16 +26,31 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "brokerd/args.h"
 #include "brokerd/policy.h"
 #include "proto/error.h"
 #include "proto/types.h"
 
+/* A spec never holds more mounts than a grant holds paths. */
+#define RUNNER_MAX_MOUNTS	GRANTS_MAX_CONSTRAINTS
+
 /* What M3a's runtime says to every call. */
 #define RUNNER_M3A_MESSAGE	"the runner arrives in M3b"
 
 struct run_spec;
+
+/*
+ * Which call a spec is for: the seq of its Decision record (names the
+ * call's directory, container and cgroups) and a descriptor that reports
+ * POLLHUP once loopd has closed its connection (-1: none), so a sandbox
+ * whose caller went away is ended.
+ */
+struct run_call {
+	uint64_t	rc_seq;
+	int		rc_hangup_fd;
+};
 
 enum run_status {
 	RUN_OK,			/* content, from the tool */
@@ -69,13 +84,14 @@ extern const struct runtime runner_refusing;
  * Builds the spec of a decision and hands it to the runtime. Only an
  * allowed decision runs, or an ask decision the owner approved (approved
  * true: the re-decision of design section 6, which may still say ask).
+ * call may be NULL (seq 0, no hang-up descriptor).
  * Fails (-1, nothing run) for any other decision, one lacking its parsed
  * arguments or grant, or when memory runs out. A runtime's own -1 becomes
  * RUN_UNAVAILABLE with its message.
  */
 int	runner_run(const struct decision *, bool approved,
-	    const struct runtime *, struct run_result *ret,
-	    struct bx_error *err);
+	    const struct run_call *, const struct runtime *,
+	    struct run_result *ret, struct bx_error *err);
 
 /* Frees rr_text and zeroes the result; NULL is allowed. */
 void	run_result_clear(struct run_result *);
@@ -88,6 +104,8 @@ size_t			 run_spec_nmounts(const struct run_spec *);
 const char		*run_spec_mount_path(const struct run_spec *, size_t i);
 bool			 run_spec_mount_writable(const struct run_spec *,
 			    size_t i);
+uint64_t		 run_spec_seq(const struct run_spec *);
+int			 run_spec_hangup_fd(const struct run_spec *);
 /* False: no network at all. True: only the host patterns returned. */
 bool			 run_spec_has_egress(const struct run_spec *);
 const char *const	*run_spec_egress(const struct run_spec *,

@@ -1,0 +1,73 @@
+/*
+ * config_runner.h: the [runner] table of brokerd.toml (how allowed calls
+ * run; M3b). Every key is optional, unknown keys are errors, and numbers
+ * are range-checked with a message naming the key and its line:
+ *
+ *	kind		"podman" (default), "bwrap" or "refuse" (M3a's runtime)
+ *	root		a prepared root filesystem whose usr/ replaces the
+ *			host's /usr in the sandbox ("" : the host's /usr)
+ *	timeout_ms	100 .. 3,600,000	(30,000)   wall time per call
+ *	memory_mb	16 .. 65,536		(512)      swap and /tmp included
+ *	pids		8 .. 65,536		(128)      processes and threads
+ *	output_bytes	1,024 .. 1,048,576	(262,144)  what a call returns
+ *	max_running	1 .. 64			(4)        sandboxes at once
+ *	user		"" (brokerd's own) or a user name tools run as
+ *	podman_runtime	"" (podman's default) or podman's --runtime
+ *	podman_path	"podman", bwrap_path "bwrap": found on PATH unless
+ *			absolute
+ *	bxtool_path	"" : the installed helper (RUNNER_BXTOOL_INSTALLED)
+ *
+ * Ownership: the strings belong to the struct config that holds the table
+ * and are freed by config_runner_clear.
+ */
+#ifndef BROKERD_CONFIG_RUNNER_H
+#define BROKERD_CONFIG_RUNNER_H
+
+#include <stdint.h>
+
+#include "proto/error.h"
+#include "toml/toml.h"
+
+enum runner_kind {
+	RUNNER_PODMAN,
+	RUNNER_BWRAP,
+	RUNNER_REFUSE,
+	RUNNER_KIND_MAX
+};
+
+#define RUNNER_DEFAULT_TIMEOUT_MS	30000
+#define RUNNER_DEFAULT_MEMORY_MB	512
+#define RUNNER_DEFAULT_PIDS		128
+#define RUNNER_DEFAULT_OUTPUT_BYTES	262144
+#define RUNNER_DEFAULT_MAX_RUNNING	4
+
+struct config_runner {
+	enum runner_kind	 cr_kind;
+	char			*cr_root;		/* NULL: none */
+	int64_t			 cr_timeout_ms;
+	int64_t			 cr_memory_mb;
+	int64_t			 cr_pids;
+	int64_t			 cr_output_bytes;
+	int64_t			 cr_max_running;
+	char			*cr_user;		/* NULL: brokerd's */
+	char			*cr_podman_runtime;	/* NULL: default */
+	char			*cr_podman_path;
+	char			*cr_bwrap_path;
+	char			*cr_bxtool_path;	/* NULL: installed */
+};
+
+/* The defaults above, before any key is read. */
+void	config_runner_defaults(struct config_runner *);
+
+/* Decodes the [runner] table t of doc into r. */
+int	config_runner_decode(const struct toml_doc *doc,
+	    const struct toml_table *t, struct config_runner *r,
+	    struct bx_error *err);
+
+/* Frees the strings; the struct itself is its holder's. */
+void	config_runner_clear(struct config_runner *);
+
+/* "podman", "bwrap", "refuse". */
+const char	*config_runner_kind_name(enum runner_kind);
+
+#endif

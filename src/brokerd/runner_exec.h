@@ -1,0 +1,129 @@
+/*
+ * runner_exec.h: starting a runtime's process (podman run, bwrap) and
+ * watching it until it ends: its stdin fed, its stdout read up to the
+ * output limit, its stderr kept for the helper's status lines and the
+ * runtime's own words, the wall time, and the caller's hang-up. Whatever
+ * ends the call early (timeout, output cap, hang-up) calls the runtime's
+ * kill hook once; the process is always reaped before exec_supervise
+ * returns, and a process that outlives its kill by EXEC_KILL_GRACE_MS is
+ * SIGKILLed itself.
+ *
+ * The child between fork and exec uses only async-signal-safe calls
+ * (brokerd is threaded): it joins the call's cgroups by writing "0" to the
+ * descriptors it is given, starts its own session, asks for SIGKILL when
+ * the forking thread ends (PR_SET_PDEATHSIG: the thread that forks waits
+ * for the child, so it outlives it), and gets default signal dispositions
+ * and an empty mask.
+ *
+ * Ownership: exec_outcome_clear frees what exec_supervise put in the
+ * outcome. Descriptors of the exec_child are closed by exec_supervise.
+ */
+#ifndef BROKERD_RUNNER_EXEC_H
+#define BROKERD_RUNNER_EXEC_H
+
+#include <sys/types.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/error.h"
+
+/* The runtime's stderr kept (the helper's lines, the runtime's words). */
+#define EXEC_ERR_MAX		(64 * 1024)
+/* After a kill, how long the process has to end before it is killed too. */
+#define EXEC_KILL_GRACE_MS	5000
+/* After the process ended, how long its pipes may still be drained. */
+#define EXEC_DRAIN_MS		1000
+/* Descriptors a child keeps at their numbers (seccomp, args, status). */
+#define EXEC_MAX_KEEP		4
+#define EXEC_MAX_JOIN		4
+
+struct exec_spawn {
+	char *const	*es_argv;
+	const int	*es_join_fds;	/* cgroup.procs files; "0" written */
+	size_t		 es_njoin;
+	const int	*es_keep_fds;	/* kept open across exec */
+	size_t		 es_nkeep;
+	bool		 es_stdin;	/* a pipe for stdin; else /dev/null */
+	const char	*es_cwd;	/* NULL: brokerd's */
+	int		 es_status_read; /* a status pipe's read end, or -1 */
+};
+
+struct exec_child {
+	pid_t	ec_pid;
+	int	ec_pidfd;
+	int	ec_stdin;	/* -1 when none */
+	int	ec_stdout;
+	int	ec_stderr;
+	int	ec_status;	/* a runtime's status pipe, -1 when none */
+	int64_t	ec_started_ms;	/* CLOCK_MONOTONIC */
+};
+
+enum exec_end {
+	EXEC_EXITED,	/* on its own */
+	EXEC_TIMED_OUT,
+	EXEC_CAPPED,	/* past the output limit */
+	EXEC_HUNG_UP,	/* the caller went away */
+	EXEC_END_MAX
+};
+
+struct exec_outcome {
+	enum exec_end	 eo_end;
+	char		*eo_out;	/* stdout, at most the limit + 1 */
+	size_t		 eo_out_len;
+	char		*eo_err;	/* stderr, at most EXEC_ERR_MAX */
+	size_t		 eo_err_len;
+	bool		 eo_err_lost;	/* stderr was longer */
+	int		 eo_wait_status;
+	int64_t		 eo_elapsed_ms;
+};
+
+struct exec_hooks {
+	/* Ends the sandbox; called at most once. */
+	void	(*eh_kill)(void *ctx);
+	/* One line of the status pipe, without its newline. */
+	void	(*eh_status)(void *ctx, const char *line);
+	void	*eh_ctx;
+};
+
+struct exec_limits {
+	int64_t	 el_timeout_ms;
+	size_t	 el_output_bytes;
+	int	 el_hangup_fd;		/* -1: none */
+	const char *el_stdin;		/* fed to the child's stdin pipe */
+	size_t	 el_stdin_len;
+};
+
+/*
+ * Forks and execs; on success the child's descriptors are in *ret and
+ * es_status_read is its ec_status. The caller still closes its own copies
+ * of es_keep_fds.
+ */
+int	exec_start(const struct exec_spawn *, struct exec_child *ret,
+	    struct bx_error *err);
+
+/* Watches the child until it ends (see above); closes its descriptors. */
+int	exec_supervise(struct exec_child *, const struct exec_limits *,
+	    const struct exec_hooks *, struct exec_outcome *ret,
+	    struct bx_error *err);
+
+void	exec_outcome_clear(struct exec_outcome *);
+
+/*
+ * Runs argv (a runtime's helper command: podman rm, podman ps) with stdout
+ * read into *ret_out (at most max bytes, NUL-terminated; NULL: discarded)
+ * and stderr discarded, within timeout_ms; returns its wait status, or -1.
+ */
+int	exec_command(char *const argv[], int64_t timeout_ms, size_t max,
+	    char **ret_out, struct bx_error *err);
+
+int64_t	exec_now_ms(void);
+
+/*
+ * Kills and reaps brokerd's children that no exec_supervise watches: what
+ * a runtime left to a subreaper brokerd. Returns how many.
+ */
+size_t	exec_reap_orphans(void);
+
+#endif

@@ -1,0 +1,226 @@
+/*
+ * runner_host.c: what the sandbox runtime learns once, at startup, about
+ * the host it runs on (runner_sandbox.h): the runtime's program and the
+ * helper, the home's label, Boxmaker's own paths with their symlinks
+ * resolved (so a grant that reaches them through a link still finds them
+ * covered), the host's top-level entries for a grant of "/", the cgroup
+ * tree, the tools' user, and any limit this host cannot hold.
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "brokerd/runner_impl.h"
+#include "brokerd/runner_sandbox.h"
+#include "brokerd/seccomp.h"
+#include "proto/sha256.h"
+
+int
+runner_home_id(const char *home, char out[17], struct bx_error *err)
+{
+	char real[PATH_MAX], hex[BX_HASH_HEX_LEN + 1];
+	struct bx_hash h;
+
+	if (realpath(home, real) == NULL)
+		return bx_fail(err, "runner: home %s: %s", home,
+		    strerror(errno));
+	if (bx_sha256(real, strlen(real), &h, err) == -1)
+		return -1;
+	bx_hash_format(&h, hex);
+	memcpy(out, hex, 16);
+	out[16] = '\0';
+	return 0;
+}
+
+static char *
+resolve(const char *path)
+{
+	return realpath(path, NULL);
+}
+
+/* name as given if absolute, else the first executable of that name on PATH. */
+static int
+find_program(const char *name, const char *key, char *out, size_t size,
+    struct bx_error *err)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	size_t dlen;
+
+	if (strchr(name, '/') != NULL) {
+		if (access(name, X_OK) == -1)
+			return bx_fail(err, "runner: %s %s: %s", key, name,
+			    strerror(errno));
+		snprintf(out, size, "%s", name);
+		return 0;
+	}
+	for (p = path != NULL ? path : "/usr/bin:/bin"; *p != '\0'; p = colon) {
+		colon = strchr(p, ':');
+		dlen = colon != NULL ? (size_t)(colon - p) : strlen(p);
+		snprintf(out, size, "%.*s/%s", (int)dlen, p, name);
+		if (dlen > 0 && access(out, X_OK) == 0)
+			return 0;
+		if (colon == NULL)
+			break;
+		colon++;
+	}
+	return bx_fail(err, "runner: %s \"%s\" is not on PATH (is it "
+	    "installed?)", key, name);
+}
+
+/* The helper: the configured one, the installed one, or the build's. */
+static int
+find_bxtool(struct runner_sandbox *rs, struct bx_error *err)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (rs->rs_cfg.cr_bxtool_path != NULL)
+		return find_program(rs->rs_cfg.cr_bxtool_path,
+		    "runner.bxtool_path", rs->rs_bxtool,
+		    sizeof(rs->rs_bxtool), err);
+	if (access(RUNNER_BXTOOL_INSTALLED, X_OK) == 0) {
+		snprintf(rs->rs_bxtool, sizeof(rs->rs_bxtool), "%s",
+		    RUNNER_BXTOOL_INSTALLED);
+		return 0;
+	}
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL)
+			*slash = '\0';
+		snprintf(rs->rs_bxtool, sizeof(rs->rs_bxtool),
+		    "%s/../bxtool/bxtool", self);
+		if (access(rs->rs_bxtool, X_OK) == 0)
+			return 0;
+	}
+	return bx_fail(err, "runner: the helper bxtool is not at %s (set "
+	    "runner.bxtool_path)", RUNNER_BXTOOL_INSTALLED);
+}
+
+/* Boxmaker's own paths, resolved now; one that does not exist yet as given. */
+static int
+add_protected(struct runner_sandbox *rs, const char *path, bool parent)
+{
+	char buf[PATH_MAX], *slash, *real;
+	size_t n = rs->rs_host.sh_nprotected;
+
+	if (path == NULL || n == SANDBOX_MAX_PROTECTED)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", path);
+	if (parent && (slash = strrchr(buf, '/')) != NULL)
+		*(slash == buf ? slash + 1 : slash) = '\0';
+	if ((real = realpath(buf, NULL)) == NULL && (real = strdup(buf)) ==
+	    NULL)
+		return -1;
+	rs->rs_protected[n] = real;
+	rs->rs_host.sh_protected[n] = real;
+	rs->rs_host.sh_nprotected++;
+	return 0;
+}
+
+/* The host's top-level directories and files, for a grant of "/". */
+static int
+list_root(struct runner_sandbox *rs, struct bx_error *err)
+{
+	struct dirent *e;
+	struct stat st;
+	char path[PATH_MAX];
+	size_t n = 0;
+	DIR *d;
+
+	if ((d = opendir("/")) == NULL)
+		return bx_fail(err, "runner: /: %s", strerror(errno));
+	while ((e = readdir(d)) != NULL && n < SANDBOX_MAX_ROOT_ENTRIES) {
+		if (e->d_name[0] == '.' && (e->d_name[1] == '\0' ||
+		    (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+			continue;
+		snprintf(path, sizeof(path), "/%s", e->d_name);
+		if (lstat(path, &st) == -1 ||
+		    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+			continue;
+		if ((rs->rs_entries[n] = strdup(e->d_name)) == NULL)
+			break;
+		rs->rs_host.sh_root_entries[n] = rs->rs_entries[n];
+		n++;
+	}
+	closedir(d);
+	rs->rs_host.sh_nroot_entries = n;
+	return 0;
+}
+
+static int
+set_user(struct runner_sandbox *rs, struct bx_error *err)
+{
+	struct passwd *pw;
+
+	rs->rs_uid = (unsigned)geteuid();
+	rs->rs_gid = (unsigned)getegid();
+	if (rs->rs_cfg.cr_user == NULL)
+		return 0;
+	if (rs->rs_cfg.cr_kind != RUNNER_PODMAN)
+		return bx_fail(err, "runner: runner.user is supported with "
+		    "kind = \"podman\" only; bwrap runs tools as brokerd's "
+		    "user");
+	if ((pw = getpwnam(rs->rs_cfg.cr_user)) == NULL)
+		return bx_fail(err, "runner: runner.user \"%s\" is no user "
+		    "of this host", rs->rs_cfg.cr_user);
+	rs->rs_uid = (unsigned)pw->pw_uid;
+	rs->rs_gid = (unsigned)pw->pw_gid;
+	snprintf(rs->rs_user, sizeof(rs->rs_user), "%u:%u", rs->rs_uid,
+	    rs->rs_gid);
+	rs->rs_backend.bs_user = rs->rs_user;
+	return 0;
+}
+
+int
+runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
+    struct bx_error *err)
+{
+	const struct config_runner *cr = &rs->rs_cfg;
+	const char *program;
+	int v;
+
+	program = cr->cr_kind == RUNNER_PODMAN ?
+	    (cr->cr_podman_path != NULL ? cr->cr_podman_path : "podman") :
+	    (cr->cr_bwrap_path != NULL ? cr->cr_bwrap_path : "bwrap");
+	if (find_program(program, cr->cr_kind == RUNNER_PODMAN ?
+	    "runner.podman_path" : "runner.bwrap_path", rs->rs_program,
+	    sizeof(rs->rs_program), err) == -1 || find_bxtool(rs, err) == -1 ||
+	    runner_home_id(c->rsc_home, rs->rs_home_id, err) == -1 ||
+	    set_user(rs, err) == -1 || list_root(rs, err) == -1)
+		return -1;
+	snprintf(rs->rs_runner_dir, sizeof(rs->rs_runner_dir),
+	    "%s/broker/runner", c->rsc_home);
+	if (mkdir(rs->rs_runner_dir, 0700) == -1 && errno != EEXIST)
+		return bx_fail(err, "runner: mkdir %s: %s", rs->rs_runner_dir,
+		    strerror(errno));
+	snprintf(rs->rs_usr, sizeof(rs->rs_usr), "%s/usr",
+	    cr->cr_root != NULL ? cr->cr_root : "");
+	if (add_protected(rs, c->rsc_home, false) == -1 ||
+	    add_protected(rs, c->rsc_grants, false) == -1 ||
+	    add_protected(rs, c->rsc_config_path, true) == -1 ||
+	    add_protected(rs, c->rsc_broker_socket, true) == -1 ||
+	    add_protected(rs, c->rsc_admin_socket, true) == -1)
+		return bx_fail(err, "runner: out of memory");
+	if (cgroup_host_open(CGROUP_ROOT, rs->rs_home_id, &rs->rs_cgroups,
+	    err) == -1)
+		return bx_error_prefix(err, "runner");
+	v = cgroup_host_version(rs->rs_cgroups);
+	if (cr->cr_kind == RUNNER_PODMAN && v == 1 && geteuid() != 0)
+		return bx_fail(err, "runner: rootless podman on a cgroup v1 "
+		    "host ignores the memory and pids limits; run brokerd as "
+		    "root, use kind = \"bwrap\" as root, or move to cgroup v2");
+	if (cr->cr_kind == RUNNER_BWRAP && seccomp_program(&rs->rs_seccomp,
+	    &rs->rs_backend.bs_seccomp_len, err) == -1)
+		return bx_error_prefix(err, "runner");
+	rs->rs_backend.bs_seccomp = rs->rs_seccomp;
+	rs->rs_host.sh_resolve = resolve;
+	return 0;
+}
+

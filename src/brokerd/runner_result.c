@@ -1,0 +1,301 @@
+/*
+ * runner_result.c: a sandbox's run into a run_result (runner_result.h).
+ * Every byte here came from the sandbox, so nothing is trusted: the status
+ * lines are parsed strictly, the output is cut and made valid UTF-8 before
+ * it goes anywhere, and the text is bounded by the answer frame.
+ */
+#include <sys/wait.h>
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "brokerd/runner_result.h"
+#include "proto/frame.h"
+#include "proto/utf8.h"
+
+#define STATUS_PREFIX	"bxtool: "
+#define REPLACEMENT	"\xef\xbf\xbd"	/* U+FFFD */
+
+/* What the helper said on stderr, and what the runtime said around it. */
+struct status {
+	bool	st_started;
+	char	st_final[1024];		/* the last line after "started" */
+	char	st_words[RESULT_WORDS_MAX];
+};
+
+static void
+add_words(struct status *st, const char *line, size_t len)
+{
+	size_t have = strlen(st->st_words), i;
+
+	if (len == 0 || have + 3 >= sizeof(st->st_words))
+		return;
+	if (have > 0) {
+		memcpy(st->st_words + have, "; ", 2);
+		have += 2;
+	}
+	for (i = 0; i < len && have + 1 < sizeof(st->st_words); i++)
+		st->st_words[have++] = (unsigned char)line[i] < 0x20 ? '?' :
+		    line[i];
+	st->st_words[have] = '\0';
+}
+
+static void
+parse_status(const struct exec_outcome *o, struct status *st)
+{
+	const char *p = o->eo_err, *end = o->eo_err + o->eo_err_len, *nl;
+	size_t len, plen = strlen(STATUS_PREFIX);
+
+	memset(st, 0, sizeof(*st));
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		len = (size_t)(nl - p);
+		if (len < plen || memcmp(p, STATUS_PREFIX, plen) != 0) {
+			add_words(st, p, len);
+			continue;
+		}
+		p += plen;
+		len -= plen;
+		if (!st->st_started) {
+			st->st_started = len == 7 && memcmp(p, "started", 7) == 0;
+			continue;
+		}
+		if (len >= sizeof(st->st_final))
+			len = sizeof(st->st_final) - 1;
+		memcpy(st->st_final, p, len);
+		st->st_final[len] = '\0';
+	}
+}
+
+/* The longest prefix of at most max bytes that ends on a whole sequence. */
+static size_t
+utf8_cut(const char *s, size_t len, size_t max)
+{
+	size_t i = 0, n;
+
+	if (len > max)
+		len = max;
+	while (i < len) {
+		n = bx_utf8_len((const unsigned char *)s + i, len - i);
+		if (n == 0) {
+			/* A sequence the cut split: drop it; else keep the byte. */
+			if (len - i < 4 && (unsigned char)s[i] >= 0xc0)
+				break;
+			n = 1;
+		}
+		i += n;
+	}
+	return i;
+}
+
+/* len bytes of s with each byte that starts no valid sequence as U+FFFD. */
+static char *
+valid_utf8(const char *s, size_t len)
+{
+	char *out, *p;
+	size_t i = 0, n;
+
+	if ((out = malloc(3 * len + 1)) == NULL)
+		return NULL;
+	for (p = out; i < len; i += n) {
+		if ((n = bx_utf8_len((const unsigned char *)s + i,
+		    len - i)) == 0) {
+			memcpy(p, REPLACEMENT, 3);
+			p += 3;
+			n = 1;
+			continue;
+		}
+		memcpy(p, s + i, n);
+		p += n;
+	}
+	*p = '\0';
+	return out;
+}
+
+size_t
+runner_json_len(const char *text, size_t len)
+{
+	size_t i, n = 0;
+	unsigned char c;
+
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)text[i];
+		if (c == '"' || c == '\\' || c == '\b' || c == '\f' ||
+		    c == '\n' || c == '\r' || c == '\t')
+			n += 2;
+		else if (c < 0x20)
+			n += 6;
+		else
+			n++;
+	}
+	return n;
+}
+
+/* Cuts valid UTF-8 text in place until its escaped form fits the frame. */
+static bool
+fit_frame(char *text)
+{
+	size_t len = strlen(text), budget = BX_FRAME_MAX - RESULT_FRAME_RESERVE;
+
+	if (runner_json_len(text, len) <= budget)
+		return false;
+	/* Escaping at most sixfolds a byte: start from the worst case. */
+	len = utf8_cut(text, len, budget);
+	while (len > 0 && runner_json_len(text, len) > budget)
+		len = utf8_cut(text, len, len - (len / 16 + 1));
+	text[len] = '\0';
+	return true;
+}
+
+static int
+set(struct run_result *r, enum run_status status, char *text, bool truncated,
+    struct bx_error *err)
+{
+	if (text == NULL)
+		return bx_fail(err, "runner: out of memory");
+	if (fit_frame(text) && status == RUN_OK)
+		truncated = true;
+	r->rr_status = status;
+	r->rr_text = text;
+	r->rr_truncated = status == RUN_OK && truncated;
+	return 0;
+}
+
+static char *
+printf_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *
+printf_text(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) == -1)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* "2.5" or "30": seconds with at most one decimal. */
+static void
+seconds(int64_t ms, char *buf, size_t size)
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, size, "%" PRId64, ms / 1000);
+	else
+		snprintf(buf, size, "%" PRId64 ".%" PRId64, ms / 1000,
+		    (ms % 1000) / 100);
+}
+
+/* The output so far (or the whole output), valid UTF-8, cut to the limit. */
+static char *
+output(const struct result_input *in, bool *ret_cut)
+{
+	const struct exec_outcome *o = in->ri_run;
+	size_t len = o->eo_out_len;
+
+	*ret_cut = len > in->ri_output_bytes;
+	if (*ret_cut)
+		len = utf8_cut(o->eo_out, len, in->ri_output_bytes);
+	return valid_utf8(o->eo_out, len);
+}
+
+/* shell: the output, then its status line unless it exited 0. */
+static int
+shell_result(const struct result_input *in, const struct status *st,
+    struct run_result *r, struct bx_error *err)
+{
+	char *out, *text, line[64] = "";
+	bool cut;
+	int n;
+
+	if ((out = output(in, &cut)) == NULL)
+		return bx_fail(err, "runner: out of memory");
+	if (sscanf(st->st_final, "exit %d", &n) == 1 && n != 0)
+		snprintf(line, sizeof(line), "exit status %d", n);
+	else if (sscanf(st->st_final, "signal %d", &n) == 1)
+		snprintf(line, sizeof(line), "killed by signal %d", n);
+	if (line[0] == '\0' || cut)
+		return set(r, RUN_OK, out, cut, err);
+	text = printf_text("%s%s%s", out, out[0] != '\0' &&
+	    out[strlen(out) - 1] != '\n' ? "\n" : "", line);
+	free(out);
+	return set(r, RUN_OK, text, false, err);
+}
+
+/* The helper's own answer, once nothing ended the call early. */
+static int
+tool_result(const struct result_input *in, const struct status *st,
+    struct run_result *r, struct bx_error *err)
+{
+	const struct exec_outcome *o = in->ri_run;
+	char *text;
+	bool cut;
+
+	if (in->ri_tool == BX_TOOL_SHELL && (strncmp(st->st_final, "exit ",
+	    5) == 0 || strncmp(st->st_final, "signal ", 7) == 0))
+		return shell_result(in, st, r, err);
+	if (strncmp(st->st_final, "failed ", 7) == 0)
+		return set(r, RUN_FAILED, valid_utf8(st->st_final + 7,
+		    strlen(st->st_final + 7)), false, err);
+	if (strcmp(st->st_final, "ok") == 0 ||
+	    strcmp(st->st_final, "truncated") == 0) {
+		text = output(in, &cut);
+		return set(r, RUN_OK, text, cut ||
+		    strcmp(st->st_final, "truncated") == 0, err);
+	}
+	if (WIFSIGNALED(o->eo_wait_status))
+		return set(r, RUN_FAILED, printf_text("the tool ended without "
+		    "a status: %s killed by signal %d", in->ri_runtime,
+		    WTERMSIG(o->eo_wait_status)), false, err);
+	return set(r, RUN_FAILED, printf_text("the tool ended without a "
+	    "status: %s exited %d", in->ri_runtime,
+	    WEXITSTATUS(o->eo_wait_status)), false, err);
+}
+
+int
+runner_result(const struct result_input *in, struct run_result *ret,
+    struct bx_error *err)
+{
+	const struct exec_outcome *o = in->ri_run;
+	struct run_result r;
+	struct status st;
+	char secs[32], *out;
+	bool cut;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	parse_status(o, &st);
+	if (o->eo_end == EXEC_HUNG_UP)
+		rc = set(&r, RUN_FAILED, strdup("the caller went away"), false,
+		    err);
+	else if (!st.st_started)
+		rc = set(&r, RUN_UNAVAILABLE, o->eo_end == EXEC_TIMED_OUT ?
+		    printf_text("%s: the sandbox did not start within %lld ms",
+		    in->ri_runtime, (long long)in->ri_timeout_ms) :
+		    printf_text("%s could not start the sandbox: %s",
+		    in->ri_runtime, st.st_words[0] != '\0' ? st.st_words :
+		    "it said nothing"), false, err);
+	else if (in->ri_oomed)
+		rc = set(&r, RUN_FAILED, printf_text("out of memory (%lld MiB)",
+		    (long long)in->ri_memory_mb), false, err);
+	else if (o->eo_end == EXEC_TIMED_OUT) {
+		seconds(in->ri_timeout_ms, secs, sizeof(secs));
+		if ((out = output(in, &cut)) == NULL)
+			return bx_fail(err, "runner: out of memory");
+		rc = set(&r, RUN_FAILED, printf_text("timed out after %s s\n%s",
+		    secs, out), false, err);
+		free(out);
+	} else if (o->eo_end == EXEC_CAPPED)
+		rc = set(&r, RUN_OK, output(in, &cut), true, err);
+	else
+		rc = tool_result(in, &st, &r, err);
+	if (rc == 0)
+		*ret = r;
+	return rc;
+}

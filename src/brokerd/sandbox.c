@@ -1,0 +1,384 @@
+/*
+ * sandbox.c: the one place a sandbox's view is decided (sandbox.h). Both
+ * runtimes render what this file builds, so a path a tool may see under
+ * podman is the path it sees under bwrap. Nothing here touches the disk:
+ * the host's facts come in through struct sandbox_host.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "brokerd/sandbox.h"
+
+/* Top-level names the sandbox provides itself; a grant of "/" skips them. */
+static const char *const own_entries[] = {
+	"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "run",
+	"sbin", "sys", "tmp", "usr", ".boxmaker", NULL,
+};
+
+/* The host's files under the generated /etc. */
+static const char *const etc_binds[] = {
+	"/etc/ssl/certs", "/etc/alternatives", NULL,
+};
+
+struct builder {
+	struct sandbox_view	*b_view;
+	const struct sandbox_host *b_host;
+	struct bx_error		*b_err;
+};
+
+static int
+add(struct builder *b, enum sandbox_op_kind kind, bool writable,
+    const char *src, const char *dst)
+{
+	struct sandbox_view *v = b->b_view;
+	struct sandbox_op *op;
+
+	if (v->v_nops == SANDBOX_MAX_OPS)
+		return bx_fail(b->b_err, "sandbox: more than %d mounts",
+		    SANDBOX_MAX_OPS);
+	op = &v->v_ops[v->v_nops];
+	op->o_kind = kind;
+	op->o_writable = writable;
+	op->o_src = src != NULL ? strdup(src) : NULL;
+	op->o_dst = strdup(dst);
+	if ((src != NULL && op->o_src == NULL) || op->o_dst == NULL) {
+		free(op->o_src);
+		free(op->o_dst);
+		return bx_fail(b->b_err, "sandbox: out of memory");
+	}
+	v->v_nops++;
+	return 0;
+}
+
+/* Whether path is p or below it, by whole components ("/" holds all). */
+static bool
+under(const char *p, const char *path)
+{
+	return args_path_inside(p, path);
+}
+
+static bool
+is_own_entry(const char *name)
+{
+	size_t i;
+
+	for (i = 0; own_entries[i] != NULL; i++)
+		if (strcmp(name, own_entries[i]) == 0)
+			return true;
+	return false;
+}
+
+static int
+add_fixed(struct builder *b)
+{
+	char etc[4096];
+	size_t i;
+
+	snprintf(etc, sizeof(etc), "%s/etc", b->b_view->v_calldir);
+	if (add(b, SB_BIND, false, b->b_host->sh_usr, "/usr") == -1 ||
+	    add(b, SB_BIND, false, etc, "/etc") == -1 ||
+	    add(b, SB_TMPFS, true, NULL, "/tmp") == -1 ||
+	    add(b, SB_TMPFS, true, NULL, "/run") == -1 ||
+	    add(b, SB_TMPFS, true, NULL, "/var/tmp") == -1 ||
+	    add(b, SB_PROC, false, NULL, "/proc") == -1 ||
+	    add(b, SB_DEV, false, NULL, "/dev") == -1)
+		return -1;
+	for (i = 0; etc_binds[i] != NULL; i++)
+		if (add(b, SB_BIND, false, etc_binds[i], etc_binds[i]) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * One mount of the spec. A mount inside one of Boxmaker's own paths shows
+ * an empty read-only directory instead; a grant of "/" becomes the host's
+ * top-level entries.
+ */
+static int
+add_mount(struct builder *b, const char *path, bool writable)
+{
+	const struct sandbox_host *h = b->b_host;
+	char entry[4096];
+	size_t i;
+
+	if (strcmp(path, "/") == 0) {
+		for (i = 0; i < h->sh_nroot_entries; i++) {
+			if (is_own_entry(h->sh_root_entries[i]))
+				continue;
+			snprintf(entry, sizeof(entry), "/%s",
+			    h->sh_root_entries[i]);
+			if (add_mount(b, entry, writable) == -1)
+				return -1;
+		}
+		return 0;
+	}
+	for (i = 0; i < h->sh_nprotected; i++)
+		if (under(h->sh_protected[i], path))
+			return add(b, SB_COVER, false, NULL, path);
+	return add(b, SB_BIND, writable, path, path);
+}
+
+/*
+ * Covers for Boxmaker's paths that a bind shows: the bind's source with
+ * symlinks resolved is compared with each protected real path, and the
+ * cover goes where that path appears inside the sandbox.
+ */
+static int
+add_covers(struct builder *b, size_t nbinds)
+{
+	const struct sandbox_host *h = b->b_host;
+	const struct sandbox_op *op;
+	char dst[8192], *real;
+	size_t i, j, rlen;
+	int rc = 0;
+
+	for (i = 0; i < nbinds && rc == 0; i++) {
+		op = &b->b_view->v_ops[i];
+		if (op->o_kind != SB_BIND)
+			continue;
+		if ((real = h->sh_resolve(op->o_src)) == NULL)
+			continue;	/* absent: the bind fails, shows nothing */
+		rlen = strcmp(real, "/") == 0 ? 0 : strlen(real);
+		for (j = 0; j < h->sh_nprotected && rc == 0; j++) {
+			if (!under(real, h->sh_protected[j]))
+				continue;
+			snprintf(dst, sizeof(dst), "%s%s",
+			    strcmp(op->o_dst, "/") == 0 ? "" : op->o_dst,
+			    h->sh_protected[j] + rlen);
+			if (dst[0] == '\0')
+				snprintf(dst, sizeof(dst), "/");
+			rc = add(b, SB_COVER, false, NULL, dst);
+		}
+		free(real);
+	}
+	return rc;
+}
+
+/* Components of an absolute path: "/" 0, "/a" 1, "/a/b" 2. */
+static size_t
+depth(const char *path)
+{
+	const char *p;
+	size_t n = 0;
+
+	if (strcmp(path, "/") == 0)
+		return 0;
+	for (p = path; *p != '\0'; p++)
+		n += *p == '/';
+	return n;
+}
+
+static int
+by_depth(const void *a, const void *b)
+{
+	const struct sandbox_op *x = a, *y = b;
+	size_t dx = depth(x->o_dst), dy = depth(y->o_dst);
+
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	return strcmp(x->o_dst, y->o_dst);
+}
+
+/* Drops a cover inside another cover: the outer one already hides it. */
+static void
+prune_covers(struct sandbox_view *v, size_t first)
+{
+	size_t i, j, n = first;
+	bool inner;
+
+	for (i = first; i < v->v_nops; i++) {
+		inner = false;
+		for (j = first; j < n && !inner; j++)
+			inner = under(v->v_ops[j].o_dst, v->v_ops[i].o_dst);
+		if (inner) {
+			free(v->v_ops[i].o_src);
+			free(v->v_ops[i].o_dst);
+			continue;
+		}
+		v->v_ops[n++] = v->v_ops[i];
+	}
+	v->v_nops = n;
+}
+
+/* Orders binds by depth, then the covers by depth, then the helper. */
+static int
+arrange(struct builder *b)
+{
+	struct sandbox_view *v = b->b_view;
+	size_t i, nbinds = 0;
+	struct sandbox_op tmp;
+
+	for (i = 0; i < v->v_nops; i++)
+		if (v->v_ops[i].o_kind != SB_COVER) {
+			tmp = v->v_ops[nbinds];
+			v->v_ops[nbinds++] = v->v_ops[i];
+			v->v_ops[i] = tmp;
+		}
+	qsort(v->v_ops, nbinds, sizeof(*v->v_ops), by_depth);
+	if (add_covers(b, nbinds) == -1)
+		return -1;
+	qsort(v->v_ops + nbinds, v->v_nops - nbinds, sizeof(*v->v_ops),
+	    by_depth);
+	prune_covers(v, nbinds);
+	return add(b, SB_HELPER, false, b->b_host->sh_bxtool, SANDBOX_BXTOOL);
+}
+
+static int
+copy_argv(struct sandbox_view *v, const char *const *argv, size_t n,
+    struct bx_error *err)
+{
+	size_t i;
+
+	if ((v->v_argv = calloc(n + 1, sizeof(*v->v_argv))) == NULL)
+		return bx_fail(err, "sandbox: out of memory");
+	for (i = 0; i < n; i++)
+		if ((v->v_argv[i] = strdup(argv[i])) == NULL)
+			return bx_fail(err, "sandbox: out of memory");
+	v->v_argc = n;
+	return 0;
+}
+
+static int
+set_argv(struct sandbox_view *v, const struct sandbox_host *h,
+    const struct run_spec *spec, struct bx_error *err)
+{
+	const struct tool_args *a = run_spec_args(spec);
+	char max[32];
+	const char *argv[8];
+	size_t n = 0;
+
+	snprintf(max, sizeof(max), "%zu", h->sh_output_bytes);
+	argv[n++] = SANDBOX_BXTOOL;
+	switch (run_spec_tool(spec)) {
+	case BX_TOOL_READ_FILE:
+		argv[n++] = "read";
+		argv[n++] = "--max";
+		argv[n++] = max;
+		argv[n++] = a->ta_path;
+		break;
+	case BX_TOOL_WRITE_FILE:
+		argv[n++] = "write";
+		argv[n++] = a->ta_path;
+		v->v_stdin = a->ta_content;
+		v->v_stdin_len = strlen(a->ta_content);
+		break;
+	case BX_TOOL_SHELL:
+		argv[n++] = "run";
+		argv[n++] = "--cwd";
+		argv[n++] = a->ta_cwd != NULL ? a->ta_cwd : "/tmp";
+		argv[n++] = "--";
+		argv[n++] = "/bin/sh";
+		argv[n++] = "-c";
+		argv[n++] = a->ta_command;
+		break;
+	default:
+		return bx_fail(err, "sandbox: %s does not run in this sandbox",
+		    bx_tool_name(run_spec_tool(spec)));
+	}
+	return copy_argv(v, argv, n, err);
+}
+
+/* A view with its directories named and its fixed mounts; no command yet. */
+static struct sandbox_view *
+view_new(struct builder *b, const struct sandbox_host *h, uint64_t seq,
+    struct bx_error *err)
+{
+	struct sandbox_view *v;
+
+	if ((v = calloc(1, sizeof(*v))) == NULL ||
+	    (v->v_ops = calloc(SANDBOX_MAX_OPS, sizeof(*v->v_ops))) == NULL) {
+		free(v);
+		bx_fail(err, "sandbox: out of memory");
+		return NULL;
+	}
+	v->v_seq = seq;
+	v->v_tmp_bytes = h->sh_tmp_bytes;
+	b->b_view = v;
+	b->b_host = h;
+	b->b_err = err;
+	if (asprintf(&v->v_calldir, "%s/%" PRIu64, h->sh_runner_dir,
+	    seq) == -1)
+		v->v_calldir = NULL;
+	else if (asprintf(&v->v_rootfs, "%s/root", v->v_calldir) == -1)
+		v->v_rootfs = NULL;
+	if (v->v_rootfs == NULL) {
+		bx_fail(err, "sandbox: out of memory");
+		sandbox_view_free(v);
+		return NULL;
+	}
+	if (add_fixed(b) == -1) {
+		sandbox_view_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+int
+sandbox_view_build(const struct sandbox_host *h, const struct run_spec *spec,
+    uint64_t seq, struct sandbox_view **ret, struct bx_error *err)
+{
+	struct sandbox_view *v;
+	struct builder b;
+	size_t i;
+	int rc = -1;
+
+	if ((v = view_new(&b, h, seq, err)) == NULL)
+		return -1;
+	if (set_argv(v, h, spec, err) == -1)
+		goto out;
+	for (i = 0; i < run_spec_nmounts(spec); i++)
+		if (add_mount(&b, run_spec_mount_path(spec, i),
+		    run_spec_mount_writable(spec, i)) == -1)
+			goto out;
+	if (arrange(&b) == -1)
+		goto out;
+	*ret = v;
+	v = NULL;
+	rc = 0;
+out:
+	sandbox_view_free(v);
+	return rc;
+}
+
+int
+sandbox_view_noop(const struct sandbox_host *h, uint64_t seq,
+    struct sandbox_view **ret, struct bx_error *err)
+{
+	static const char *const argv[] = {
+		SANDBOX_BXTOOL, "run", "--cwd", "/", "--", "/bin/true",
+	};
+	struct sandbox_view *v;
+	struct builder b;
+
+	if ((v = view_new(&b, h, seq, err)) == NULL)
+		return -1;
+	if (copy_argv(v, argv, sizeof(argv) / sizeof(argv[0]), err) == -1 ||
+	    arrange(&b) == -1) {
+		sandbox_view_free(v);
+		return -1;
+	}
+	*ret = v;
+	return 0;
+}
+
+void
+sandbox_view_free(struct sandbox_view *v)
+{
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < v->v_nops; i++) {
+		free(v->v_ops[i].o_src);
+		free(v->v_ops[i].o_dst);
+	}
+	for (i = 0; v->v_argv != NULL && i < v->v_argc; i++)
+		free(v->v_argv[i]);
+	free(v->v_argv);
+	free(v->v_ops);
+	free(v->v_rootfs);
+	free(v->v_calldir);
+	free(v);
+}
