@@ -102,7 +102,7 @@ expires = "2099-01-01T00:00:00.000Z"
 [constraints]
 paths = ["$home/files"]
 EOF
-write_brokerd_toml
+write_brokerd_toml 'kind = "refuse"'
 write_loopd_toml "$url" "$model" "$WAIT_S"
 
 say "the home is $home; one ask grant for read_file on $home/files"

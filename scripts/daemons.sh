@@ -108,7 +108,9 @@ show_logs() {
 	done
 }
 
-# write_brokerd_toml: brokerd.toml for $home, grants in $home/grants.
+# write_brokerd_toml [RUNNER]: brokerd.toml for $home, grants in
+# $home/grants; RUNNER is the body of its [runner] table (default: empty,
+# so podman, brokerd's default runtime).
 write_brokerd_toml() {
 	cat > "$home/brokerd.toml" <<EOF
 [paths]
@@ -121,6 +123,9 @@ admin = "$home/run/owner-broker/admin.sock"
 
 [approvals]
 ttl_ms = 600000
+
+[runner]
+${1:-}
 EOF
 }
 

@@ -4,13 +4,16 @@
 #
 #   scripts/demo.sh [BUILD]        (make demo builds first, then runs this)
 #
-# It writes three grants (an ask grant for read_file on a demo folder, a deny
-# grant inside it, an expired grant), brokerd.toml, loopd.toml and the
-# model's script into a new home; starts fake-llama, brokerd and loopd;
-# chats; approves the read through bxctl; shows the runner's answer, the
-# model's reply and the denied calls with their reasons; stops everything;
+# It writes five grants (an ask grant for read_file on a demo folder, a deny
+# grant inside it, an expired grant, a write_file and a shell grant on a work
+# folder), brokerd.toml, loopd.toml and the model's script into a new home;
+# starts fake-llama, brokerd (with its default runtime, podman) and loopd;
+# chats; approves the read through bxctl; shows the file's text as the
+# sandbox read it, the model's reply, the denied calls with their reasons,
+# and a write_file and a shell call that really ran; stops everything;
 # prints the Decision, Approval and Result records and ends with bxctl audit
-# verify. Whatever happens (success, failure, Ctrl-C) it stops what it
+# verify. The files the model works on live beside the home, not in it:
+# brokerd never shows a sandbox its own home. Whatever happens (success, failure, Ctrl-C) it stops what it
 # started and says where the home is, which it keeps for you to look at.
 set -u
 
@@ -30,24 +33,26 @@ find_programs
 # Socket paths must fit 107 bytes: a long TMPDIR falls back to /tmp.
 tmp=${TMPDIR:-/tmp}
 [ ${#tmp} -le 48 ] || tmp=/tmp
-home=$(mktemp -d "$tmp/boxmaker-demo.XXXXXX") || exit 1
+top=$(mktemp -d "$tmp/boxmaker-demo.XXXXXX") || exit 1
+home=$top/home
+files=$top/files
+mkdir -m 700 "$home" || exit 1
 export BOXMAKER_HOME="$home"
 
 on_exit() {
 	stop_all
 	[ "$status" -eq 0 ] && return
 	[ "$status" -eq 130 ] || show_logs
-	echo "demo: stopped before the end; the home is $home" >&2
+	echo "demo: stopped before the end; the home is $home, the files $files" >&2
 }
 trap on_exit EXIT
 trap 'echo; echo "demo: interrupted" >&2; status=130; exit 130' INT TERM HUP
 
-mkdir -p "$home/logs" "$home/grants" "$home/demo/private" "$home/archive" \
-    "$home/model/requests"
-chmod 700 "$home"
-printf 'Buy oat milk.\nCall the plumber on Tuesday.\n' > "$home/demo/notes.txt"
-printf 'not for the model\n' > "$home/demo/private/key.txt"
-printf 'an old report\n' > "$home/archive/report.txt"
+mkdir -p "$home/logs" "$home/grants" "$home/model/requests" \
+    "$files/demo/private" "$files/archive" "$files/work"
+printf 'Buy oat milk.\nCall the plumber on Tuesday.\n' > "$files/demo/notes.txt"
+printf 'not for the model\n' > "$files/demo/private/key.txt"
+printf 'an old report\n' > "$files/archive/report.txt"
 
 cat > "$home/grants/demo-read.toml" <<EOF
 # Ask before each read in the demo folder.
@@ -59,7 +64,7 @@ untrusted = false
 expires = "2099-01-01T00:00:00.000Z"
 
 [constraints]
-paths = ["$home/demo"]
+paths = ["$files/demo"]
 EOF
 cat > "$home/grants/demo-private-deny.toml" <<EOF
 # Never read the private folder, although demo-read covers it: deny wins.
@@ -70,7 +75,7 @@ result_class = "secret"
 expires = "2099-01-01T00:00:00.000Z"
 
 [constraints]
-paths = ["$home/demo/private"]
+paths = ["$files/demo/private"]
 EOF
 cat > "$home/grants/archive-read.toml" <<EOF
 # Read the archive without asking; but this grant expired in 2020.
@@ -81,26 +86,45 @@ result_class = "private"
 expires = "2020-01-01T00:00:00.000Z"
 
 [constraints]
-paths = ["$home/archive"]
+paths = ["$files/archive"]
 EOF
-say "a new home, $home, with three grants:"
+for tool in write_file shell; do
+	cat > "$home/grants/work-${tool%_file}.toml" <<EOF
+# $tool in the work folder without asking, each call in a fresh sandbox.
+tool = "$tool"
+mode = "auto"
+max_taint = "secret"
+result_class = "private"
+expires = "2099-01-01T00:00:00.000Z"
+
+[constraints]
+paths = ["$files/work"]
+EOF
+done
+say "a new home, $home, with five grants on files in $files:"
 for g in "$home"/grants/*.toml; do
 	printf '  %-26s %s\n' "${g##*/}" "$(sed -n '1s/^# //p' "$g")"
 done
 
 # The model's script, one reply per request. Turn 1 reads the notes under
 # the ask grant, then answers; turn 2 tries the private folder and the
-# archive, then answers.
+# archive, then answers; turn 3 writes a file and runs a shell command on it.
+call_tool() {
+	printf '{"tool_calls": [{"name": "call_tool", "arguments": {"name": "%s", "arguments": %s}}]}' "$1" "$2"
+}
 read_call() {
-	printf '{"tool_calls": [{"name": "call_tool", "arguments": {"name": "read_file", "arguments": {"path": "%s"}}}]}' "$1"
+	call_tool read_file "{\"path\": \"$1\"}"
 }
 cat > "$home/model/script.json" <<EOF
 [
-$(read_call "$home/demo/notes.txt"),
-{"text": "I asked to read notes.txt and you approved it, but the tool could not run: the runner arrives in M3b."},
-$(read_call "$home/demo/private/key.txt"),
-$(read_call "$home/archive/report.txt"),
-{"text": "Both reads were denied: a grant forbids the private folder, and the grant for the archive has expired."}
+$(read_call "$files/demo/notes.txt"),
+{"text": "Your list: buy oat milk, and call the plumber on Tuesday."},
+$(read_call "$files/demo/private/key.txt"),
+$(read_call "$files/archive/report.txt"),
+{"text": "Both reads were denied: a grant forbids the private folder, and the grant for the archive has expired."},
+$(call_tool write_file "{\"path\": \"$files/work/todo.txt\", \"content\": \"oat milk\\nplumber\\n\"}"),
+$(call_tool shell "{\"command\": \"wc -l < todo.txt; sort todo.txt; uname -n\", \"cwd\": \"$files/work\"}"),
+{"text": "I wrote todo.txt and counted its lines in a sandbox."}
 ]
 EOF
 
@@ -135,19 +159,32 @@ say "bxctl approve $id"
 wait "$chat_pid"
 chat_status=$?
 forget "$chat_pid"
-say "the chat: the approval, the runner's answer, the model's reply"
+say "the chat: the approval, the file's text as the sandbox read it, the model's reply"
 cat "$home/logs/chat-1.out"
 [ $chat_status -eq 0 ] || fail "bxctl chat exited $chat_status"
-grep -q 'the runner arrives in M3b' "$home/logs/chat-1.out" ||
-    fail "the chat did not show the runner's answer"
-sent=$(grep -l 'the runner arrives in M3b' "$home"/model/requests/* | head -n 1)
-[ -n "$sent" ] || fail "the model was not sent the runner's answer"
-echo "  (the model's next request, ${sent#"$home"/}, carried the runner's answer)"
+grep -q 'Call the plumber on Tuesday' "$home/logs/chat-1.out" ||
+    fail "the chat did not show the file's text"
+sent=$(grep -l 'Call the plumber on Tuesday' "$home"/model/requests/* | head -n 1)
+[ -n "$sent" ] || fail "the model was not sent the file's text"
+echo "  (the model's next request, ${sent#"$home"/}, carried the file's text)"
 
 ask='Now read demo/private/key.txt and archive/report.txt.'
 say "bxctl chat --session $session --say '$ask'"
 "$bxctl" chat --session "$session" --say "$ask" ||
     fail "the second chat failed"
+
+ask='Write my todo list to work/todo.txt and count its lines.'
+say "bxctl chat --session $session --say '$ask'"
+"$bxctl" chat --session "$session" --say "$ask" > "$home/logs/chat-3.out" 2>&1 ||
+    fail "the third chat failed (logs/chat-3.out)"
+cat "$home/logs/chat-3.out"
+grep -q "wrote 17 bytes to $files/work/todo.txt" "$home/logs/chat-3.out" ||
+    fail "write_file did not run"
+[ "$(cat "$files/work/todo.txt")" = "$(printf 'oat milk\nplumber')" ] ||
+    fail "todo.txt does not hold what the model wrote"
+grep -q '^boxmaker' "$home/logs/chat-3.out" ||
+    fail "the shell call did not run in the sandbox (hostname boxmaker)"
+echo "  (the sandbox wrote $files/work/todo.txt; its hostname is boxmaker)"
 
 say "stopping fake-llama, loopd and brokerd"
 stop_all
@@ -167,7 +204,7 @@ audit_records
 need_records
 
 echo
-echo "The home is $home (logs in logs/); remove it with rm -rf $home"
+echo "The home is $home (logs in logs/), the files $files; remove both with rm -rf $top"
 say "bxctl audit verify --home $home"
 "$bxctl" audit verify --home "$home" || fail "the audit log does not verify"
 status=0

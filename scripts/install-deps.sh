@@ -16,6 +16,10 @@ libjansson-dev libssl-dev libcurl4-openssl-dev libcmocka-dev"
 # socat is no test's: docs/runbook.md's checks use it to reach the sockets,
 # so an owner who followed the README has it when the runbook asks.
 packages="$packages python3 strace socat"
+# The runner (M3b): the two sandbox runtimes brokerd drives and the tests run
+# for real, podman's OCI runtime and its --init (catatonit), and libseccomp
+# for bwrap's filter.
+packages="$packages podman runc catatonit bubblewrap libseccomp-dev"
 fuzz_packages="clang libclang-rt-14-dev"
 
 mode=install

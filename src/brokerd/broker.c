@@ -273,17 +273,19 @@ run_and_answer(struct call *c, const struct decision *d, bool approved,
     struct bx_error *err)
 {
 	struct run_result rr;
+	struct run_call call;
 	struct state_value after = c->c_st;
 	struct bx_error rerr;
 	const char *sent;
 	bool failed, stored;
 	int rc;
 
-	/*
-	 * A runner that cannot even say why (out of memory) is unavailable
-	 * like any other: the allowed call still gets its Result record.
-	 */
-	if (runner_run(d, approved, c->c_b->b_cfg.runtime, &rr, &rerr) == -1) {
+	/* A runner that cannot say why is unavailable: still a Result record. */
+	call.rc_seq = c->c_seq;
+	call.rc_hangup_fd = c->c_peer->hangup_fd == NULL ? -1 :
+	    c->c_peer->hangup_fd(c->c_peer->ctx);
+	if (runner_run(d, approved, &call, c->c_b->b_cfg.runtime, &rr, &rerr)
+	    == -1) {
 		broker_log(c->c_b, "runner: %s", rerr.msg);
 		rr.rr_status = RUN_UNAVAILABLE;
 		rr.rr_text = strdup(rerr.msg);
@@ -479,12 +481,19 @@ fd_gone(void *ctx)
 	return (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
+/* The same descriptor, polled by a runner while a tool runs. */
+static int
+fd_hangup(void *ctx)
+{
+	return ((struct fd_peer *)ctx)->fp_fd;
+}
+
 int
 broker_call_fd(struct broker *b, int fd, const struct bx_tool_request *req,
     int timeout_ms, struct bx_error *err)
 {
 	struct fd_peer p = { fd, timeout_ms };
-	struct broker_peer peer = { fd_send, fd_gone, &p };
+	struct broker_peer peer = { fd_send, fd_gone, &p, fd_hangup };
 
 	return broker_call(b, req, &peer, err);
 }

@@ -70,6 +70,8 @@ struct broker_peer {
 	int	(*send)(void *ctx, const struct bx_msg *, struct bx_error *);
 	bool	(*gone)(void *ctx);
 	void	*ctx;
+	/* A descriptor that polls POLLHUP once the peer closed; NULL: none. */
+	int	(*hangup_fd)(void *ctx);
 };
 
 struct broker;

@@ -49,6 +49,7 @@ config_free(struct config *c)
 	free(c->c_grants);
 	free(c->c_broker_socket);
 	free(c->c_admin_socket);
+	config_runner_clear(&c->c_runner);
 	free(c);
 }
 
@@ -135,7 +136,8 @@ decode_root(const struct toml_doc *doc, struct config *c,
 	for (i = 0; (name = toml_table_key_at(root, i, NULL, &line, NULL));
 	    i++) {
 		if (strcmp(name, "paths") != 0 && strcmp(name, "sockets") != 0 &&
-		    strcmp(name, "approvals") != 0)
+		    strcmp(name, "approvals") != 0 &&
+		    strcmp(name, "runner") != 0)
 			return toml_fail_at(err, doc, line, "unknown table or "
 			    "key \"%s\"", name);
 		if (toml_value_table(toml_table_value_at(root, i), &t) == -1)
@@ -145,6 +147,8 @@ decode_root(const struct toml_doc *doc, struct config *c,
 			rc = decode_strings(doc, name, t, path_keys, c, err);
 		else if (strcmp(name, "sockets") == 0)
 			rc = decode_strings(doc, name, t, socket_keys, c, err);
+		else if (strcmp(name, "runner") == 0)
+			rc = config_runner_decode(doc, t, &c->c_runner, err);
 		else
 			rc = decode_approvals(doc, t, c, err);
 		if (rc == -1)
@@ -205,6 +209,7 @@ config_parse(const char *name, const char *buf, size_t len,
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return bx_fail(err, "out of memory");
+	config_runner_defaults(&c->c_runner);
 	if (toml_parse(name, buf, len, &doc, err) == -1 ||
 	    decode_root(doc, c, err) == -1 ||
 	    apply_defaults(name, c, env_home, err) == -1)

@@ -4,6 +4,7 @@
  *	[paths]     home, grants
  *	[sockets]   broker, admin
  *	[approvals] ttl_ms
+ *	[runner]    how allowed calls run (config_runner.h)
  *
  * Every key is optional; an unknown table or key is an error naming it and
  * its line. Defaults: home from BOXMAKER_HOME, then /var/lib/boxmaker;
@@ -19,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "brokerd/config_runner.h"
 #include "proto/error.h"
 
 #define CONFIG_DEFAULT_HOME	"/var/lib/boxmaker"
@@ -37,7 +39,8 @@ struct config {
 	char	*c_grants;
 	char	*c_broker_socket;
 	char	*c_admin_socket;
-	int64_t	 c_ttl_ms;
+	int64_t			 c_ttl_ms;
+	struct config_runner	 c_runner;
 };
 
 /* Reads the file at path; home defaults from getenv("BOXMAKER_HOME"). */

@@ -183,6 +183,19 @@ make_mount_point(const struct sandbox_view *v, size_t i,
 	return 0;
 }
 
+/* The host directory the sandbox's /usr is. */
+static const char *
+usr_source(const struct sandbox_view *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->v_nops; i++)
+		if (v->v_ops[i].o_kind == SB_BIND &&
+		    strcmp(v->v_ops[i].o_dst, "/usr") == 0)
+			return v->v_ops[i].o_src;
+	return "/usr";
+}
+
 int
 sandbox_dir_prepare(const struct sandbox_view *v, unsigned uid, unsigned gid,
     struct bx_error *err)
@@ -200,7 +213,7 @@ sandbox_dir_prepare(const struct sandbox_view *v, unsigned uid, unsigned gid,
 		bx_fail(err, "sandbox: mkdir %s: %s", cover, strerror(errno));
 		goto fail;
 	}
-	if (make_skeleton(v->v_rootfs, v->v_ops[0].o_src, err) == -1 ||
+	if (make_skeleton(v->v_rootfs, usr_source(v), err) == -1 ||
 	    make_etc(v->v_calldir, uid, gid, err) == -1)
 		goto fail;
 	for (i = 0; i < v->v_nops; i++)

@@ -7,6 +7,7 @@
  * that serve polls, so no handler runs at all; SIGPIPE is ignored (frames
  * are written with MSG_NOSIGNAL anyway).
  */
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "brokerd/config.h"
+#include "brokerd/runner_sandbox.h"
 #include "brokerd/serve.h"
 
 #define SERVE_USAGE	"usage: brokerd serve --config PATH [--accept-break]\n"
@@ -27,6 +29,7 @@ struct daemon {
 	struct approvals	*d_approvals;
 	struct broker		*d_broker;
 	struct serve		*d_serve;
+	struct runner_sandbox	*d_runner;
 	int			 d_sigfd;
 };
 
@@ -57,6 +60,7 @@ daemon_free(struct daemon *d)
 {
 	serve_free(d->d_serve);
 	broker_free(d->d_broker);
+	runner_sandbox_free(d->d_runner);
 	approvals_free(d->d_approvals);
 	state_close(d->d_state);
 	audit_close(d->d_audit);
@@ -87,22 +91,66 @@ open_audit(struct daemon *d, bool accept_break, FILE *errs)
 	return 0;
 }
 
+/*
+ * The runtime of [runner]: made, swept of what a crash left (the audit
+ * lock is held, so no other brokerd of this home runs), and checked with
+ * one no-op sandbox. NULL in *ret is M3a's refusing runtime.
+ */
+static int
+start_runner(struct daemon *d, const struct broker_log *log,
+    const char *config_path, const struct runtime **ret, FILE *errs)
+{
+	struct runner_sandbox_config rc;
+	struct bx_error err;
+	size_t removed;
+
+	*ret = NULL;
+	if (d->d_cfg->c_runner.cr_kind == RUNNER_REFUSE)
+		return 0;
+	memset(&rc, 0, sizeof(rc));
+	rc.rsc_runner = &d->d_cfg->c_runner;
+	rc.rsc_home = d->d_cfg->c_home;
+	rc.rsc_grants = d->d_cfg->c_grants;
+	rc.rsc_config_path = config_path;
+	rc.rsc_broker_socket = d->d_cfg->c_broker_socket;
+	rc.rsc_admin_socket = d->d_cfg->c_admin_socket;
+	rc.rsc_log = log;
+	/* Sandboxes a dying bwrap leaves in its first milliseconds are ours. */
+	if (d->d_cfg->c_runner.cr_kind == RUNNER_BWRAP)
+		(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (runner_sandbox_new(&rc, &d->d_runner, &err) == -1 ||
+	    runner_sandbox_sweep(d->d_runner, &removed, &err) == -1 ||
+	    runner_sandbox_check(d->d_runner, &err) == -1) {
+		fprintf(errs, "brokerd: %s; %s\n", err.msg, RUNNER_RUNBOOK);
+		return -1;
+	}
+	if (removed > 0)
+		fprintf(errs, "brokerd: runner: removed %zu things a stopped "
+		    "brokerd left (containers, cgroups, call directories)\n",
+		    removed);
+	*ret = runner_sandbox_runtime(d->d_runner);
+	return 0;
+}
+
 /* Everything but the audit log; prints its own failure. */
 static int
-start(struct daemon *d, const struct broker_log *log, FILE *errs)
+start(struct daemon *d, const struct broker_log *log, const char *config_path,
+    FILE *errs)
 {
 	struct broker_config bc;
 	struct serve_config sc;
 	struct grants *set = NULL;
 	struct bx_error err;
 
+	memset(&bc, 0, sizeof(bc));
 	if ((d->d_state = state_open(d->d_cfg->c_home, &err)) == NULL)
 		goto fail;
+	if (start_runner(d, log, config_path, &bc.runtime, errs) == -1)
+		return -1;
 	if ((d->d_approvals = approvals_new()) == NULL) {
 		bx_fail(&err, "out of memory");
 		goto fail;
 	}
-	memset(&bc, 0, sizeof(bc));
 	bc.grants_dir = d->d_cfg->c_grants;
 	bc.ttl_ms = d->d_cfg->c_ttl_ms;
 	bc.audit = d->d_audit;
@@ -163,7 +211,7 @@ serve_main(int argc, char **argv, FILE *out, FILE *errs)
 	if ((rc = open_audit(&d, accept_break, errs)) != 0)
 		goto out;
 	rc = 1;
-	if (start(&d, &log, errs) == -1)
+	if (start(&d, &log, path, errs) == -1)
 		goto out;
 	fprintf(errs, "brokerd: serving on %s and %s\n",
 	    d.d_cfg->c_broker_socket, d.d_cfg->c_admin_socket);

@@ -332,7 +332,7 @@ int
 bfix_call(struct bfix *f, struct bpeer *p, const char *session,
     const char *call, const char *tool, const char *args)
 {
-	struct broker_peer peer = { peer_send, peer_gone, p };
+	struct broker_peer peer = { peer_send, peer_gone, p, NULL };
 	struct bx_tool_request req = { (char *)session, (char *)call,
 	    (char *)tool, (char *)args };
 	struct bx_error err;

@@ -73,7 +73,7 @@ run_one(struct fixture *f, const char *tool, const char *args)
 	struct bx_error err;
 	size_t before = recording_count(&f->rec);
 
-	if (runner_run(d, false, &f->rt, &rr, &err) == -1)
+	if (runner_run(d, false, NULL, &f->rt, &rr, &err) == -1)
 		fail_msg("runner_run %s: %s", tool, err.msg);
 	assert_int_equal(rr.rr_status, RUN_OK);
 	assert_string_equal(rr.rr_text, "content");
@@ -198,16 +198,16 @@ test_only_allowed_or_approved_decisions_run(void **state)
 	    "paths = [\"/etc\"]");
 	d = decide(f, "read_file", "{\"path\":\"/etc/passwd\"}");
 	assert_int_equal(decision_outcome(d).kind, BX_OUTCOME_DENIED);
-	assert_int_equal(runner_run(d, true, &f->rt, &rr, &err), -1);
+	assert_int_equal(runner_run(d, true, NULL, &f->rt, &rr, &err), -1);
 	decision_free(d);
 	d = decide(f, "read_file", "{\"path\":\"/nowhere\"}");
-	assert_int_equal(runner_run(d, true, &f->rt, &rr, &err), -1);
+	assert_int_equal(runner_run(d, true, NULL, &f->rt, &rr, &err), -1);
 	decision_free(d);
 	d = decide(f, "read_file", "{\"path\":\"/notes/x\"}");
 	assert_int_equal(decision_outcome(d).kind, BX_OUTCOME_ASK);
-	assert_int_equal(runner_run(d, false, &f->rt, &rr, &err), -1);
+	assert_int_equal(runner_run(d, false, NULL, &f->rt, &rr, &err), -1);
 	assert_int_equal(recording_count(&f->rec), 0);
-	assert_int_equal(runner_run(d, true, &f->rt, &rr, &err), 0);
+	assert_int_equal(runner_run(d, true, NULL, &f->rt, &rr, &err), 0);
 	assert_int_equal(recording_count(&f->rec), 1);
 	assert_string_equal(f->rec.calls[0].mounts[0], "/notes");
 	run_result_clear(&rr);
@@ -225,14 +225,14 @@ test_refusing_runtime_says_m3b(void **state)
 	fixture_grant(f->dir, "notes", "read_file", "auto", "secret", LATER,
 	    "paths = [\"/notes\"]");
 	d = decide(f, "read_file", "{\"path\":\"/notes/x\"}");
-	assert_int_equal(runner_run(d, false, &runner_refusing, &rr, &err), 0);
+	assert_int_equal(runner_run(d, false, NULL, &runner_refusing, &rr, &err), 0);
 	assert_int_equal(rr.rr_status, RUN_UNAVAILABLE);
 	assert_string_equal(rr.rr_text, "the runner arrives in M3b");
 	assert_false(rr.rr_truncated);
 	run_result_clear(&rr);
 	/* A runtime that cannot say why is unavailable, with its message. */
 	f->rec.hard_fail = true;
-	assert_int_equal(runner_run(d, false, &f->rt, &rr, &err), 0);
+	assert_int_equal(runner_run(d, false, NULL, &f->rt, &rr, &err), 0);
 	assert_int_equal(rr.rr_status, RUN_UNAVAILABLE);
 	assert_string_equal(rr.rr_text, "recording: told to fail");
 	run_result_clear(&rr);
@@ -266,7 +266,7 @@ test_a_silent_runtime_failure_is_unavailable(void **state)
 	    "paths = [\"/notes\"]");
 	d = decide(f, "read_file", "{\"path\":\"/notes/x\"}");
 	/* A message of runner.c's own, and what it left is freed. */
-	assert_int_equal(runner_run(d, false, &silent, &rr, &err), 0);
+	assert_int_equal(runner_run(d, false, NULL, &silent, &rr, &err), 0);
 	assert_int_equal(rr.rr_status, RUN_UNAVAILABLE);
 	assert_string_equal(rr.rr_text, "the runtime failed without saying why");
 	assert_false(rr.rr_truncated);
@@ -286,13 +286,13 @@ test_failures_and_truncation_pass_through(void **state)
 	    "paths = [\"/notes\"]");
 	d = decide(f, "read_file", "{\"path\":\"/notes/x\"}");
 	f->rec.truncated = true;
-	assert_int_equal(runner_run(d, false, &f->rt, &rr, &err), 0);
+	assert_int_equal(runner_run(d, false, NULL, &f->rt, &rr, &err), 0);
 	assert_int_equal(rr.rr_status, RUN_OK);
 	assert_true(rr.rr_truncated);
 	run_result_clear(&rr);
 	f->rec.status = RUN_FAILED;
 	snprintf(f->rec.text, sizeof(f->rec.text), "cat: x: No such file");
-	assert_int_equal(runner_run(d, false, &f->rt, &rr, &err), 0);
+	assert_int_equal(runner_run(d, false, NULL, &f->rt, &rr, &err), 0);
 	assert_int_equal(rr.rr_status, RUN_FAILED);
 	assert_string_equal(rr.rr_text, "cat: x: No such file");
 	assert_false(rr.rr_truncated);

@@ -70,7 +70,8 @@ make_home(struct home *h)
 	snprintf(h->errs, sizeof(h->errs), "%s/stderr", h->dir);
 	snprintf(text, sizeof(text), "[paths]\nhome = \"%s\"\ngrants = \"%s\"\n\n"
 	    "[sockets]\nbroker = \"%s\"\nadmin = \"%s\"\n\n"
-	    "[approvals]\nttl_ms = 900000\n", h->dir, grants, h->broker,
+	    "[approvals]\nttl_ms = 900000\n\n[runner]\nkind = \"refuse\"\n",
+	    h->dir, grants, h->broker,
 	    h->admin);
 	fixture_text(h->dir, "brokerd.toml", text);
 	snprintf(h->config, sizeof(h->config), "%s/brokerd.toml", h->dir);

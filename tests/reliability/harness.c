@@ -98,10 +98,16 @@ rh_home_make(struct rh_home *h, int64_t ttl_ms)
 	    write_grant(h, "notes", "ask", "/notes") == -1 ||
 	    write_grant(h, "secret", "deny", "/secret") == -1)
 		return -1;
+	return rh_home_config(h, ttl_ms, "kind = \"refuse\"\n");
+}
+
+int
+rh_home_config(struct rh_home *h, int64_t ttl_ms, const char *runner)
+{
 	return write_text(h->config, "[paths]\nhome = \"%s\"\ngrants = \"%s\"\n"
 	    "\n[sockets]\nbroker = \"%s\"\nadmin = \"%s\"\n\n[approvals]\n"
-	    "ttl_ms = %lld\n", h->dir, h->grants, h->broker, h->admin,
-	    (long long)ttl_ms);
+	    "ttl_ms = %lld\n\n[runner]\n%s", h->dir, h->grants, h->broker,
+	    h->admin, (long long)ttl_ms, runner);
 }
 
 static void
@@ -362,13 +368,19 @@ int
 rh_call_start(struct rh_call *c, const char *socket, const char *session,
     const char *call, const char *args)
 {
+	return rh_call_tool(c, socket, session, call, "read_file", args);
+}
+
+int
+rh_call_tool(struct rh_call *c, const char *socket, const char *session,
+    const char *call, const char *tool, const char *args)
+{
 	struct bx_msg *req;
 	int rc;
 
 	c->c_fd = -1;
 	bx_frame_reader_init(&c->c_reader, -1);
-	if ((req = bx_msg_tool_request(session, call, "read_file", args)) ==
-	    NULL)
+	if ((req = bx_msg_tool_request(session, call, tool, args)) == NULL)
 		return -1;
 	if ((c->c_fd = rh_dial(socket)) == -1) {
 		bx_msg_free(req);
@@ -381,7 +393,7 @@ rh_call_start(struct rh_call *c, const char *socket, const char *session,
 }
 
 static void
-answer_from(const struct bx_msg *m, struct rh_answer *a)
+answer_from(const struct bx_msg *m, struct rh_answer *a, char **content)
 {
 	const struct bx_tool_response *r = &m->tool_response;
 
@@ -402,12 +414,25 @@ answer_from(const struct bx_msg *m, struct rh_answer *a)
 	a->a_got = RH_FINAL;
 	a->a_status = r->status;
 	a->a_reason = r->reason;
+	a->a_truncated = r->truncated;
+	a->a_class = r->class;
 	if (r->status == BX_STATUS_FAILED)
 		snprintf(a->a_message, sizeof(a->a_message), "%s", r->message);
+	if (content != NULL && (r->status == BX_STATUS_RESULT ||
+	    r->status == BX_STATUS_FAILED))
+		*content = strdup(r->status == BX_STATUS_RESULT ? r->content :
+		    r->message);
 }
 
 enum rh_got
 rh_call_next(struct rh_call *c, int timeout_ms, struct rh_answer *a)
+{
+	return rh_call_next_full(c, timeout_ms, a, NULL);
+}
+
+enum rh_got
+rh_call_next_full(struct rh_call *c, int timeout_ms, struct rh_answer *a,
+    char **content)
 {
 	struct bx_msg *m;
 	const char *line;
@@ -419,7 +444,7 @@ rh_call_next(struct rh_call *c, int timeout_ms, struct rh_answer *a)
 		return RH_NOTHING;
 	if (bx_msg_decode(line, len, &m, NULL) == -1)
 		return RH_NOTHING;
-	answer_from(m, a);
+	answer_from(m, a, content);
 	bx_msg_free(m);
 	return a->a_got;
 }

@@ -56,6 +56,11 @@ struct rh_home {
 
 /* A new home under $TMPDIR (or /tmp) with the grants above; -1 on failure. */
 int	rh_home_make(struct rh_home *, int64_t ttl_ms);
+/*
+ * Rewrites <home>/brokerd.toml with runner as the body of its [runner]
+ * table (rh_home_make's is kind = "refuse": M3a's runner).
+ */
+int	rh_home_config(struct rh_home *, int64_t ttl_ms, const char *runner);
 /* Stops brokerd if it runs (SIGKILL), then deletes the home. */
 void	rh_home_remove(struct rh_home *);
 
@@ -107,6 +112,8 @@ struct rh_answer {
 	enum bx_deny	a_reason;	/* RH_FINAL, denied */
 	enum bx_code	a_code;		/* RH_ERROR */
 	char		a_message[256];	/* RH_FINAL failed, RH_ERROR */
+	bool		a_truncated;	/* RH_FINAL result */
+	enum bx_class	a_class;	/* RH_FINAL result */
 };
 
 struct rh_call {
@@ -117,9 +124,19 @@ struct rh_call {
 /* Connects and sends one tool_request for read_file; 0 or -1. */
 int		rh_call_start(struct rh_call *, const char *socket,
 		    const char *session, const char *call, const char *args);
+/* Connects and sends one tool_request for tool; 0 or -1. */
+int		rh_call_tool(struct rh_call *, const char *socket,
+		    const char *session, const char *call, const char *tool,
+		    const char *args);
 /* The next frame of the answer, within timeout_ms. */
 enum rh_got	rh_call_next(struct rh_call *, int timeout_ms,
 		    struct rh_answer *);
+/*
+ * The same; a final result's content or failure's message, whole, in
+ * *content (malloc'd, the caller frees) when content is not NULL.
+ */
+enum rh_got	rh_call_next_full(struct rh_call *, int timeout_ms,
+		    struct rh_answer *, char **content);
 void		rh_call_close(struct rh_call *);
 
 /*
