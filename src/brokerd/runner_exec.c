@@ -8,11 +8,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,100 +21,6 @@
 #include "brokerd/runner_exec.h"
 
 extern char **environ;
-
-/*
- * The children exec_start made that exec_supervise has not reaped yet, so
- * that exec_reap_orphans never takes another call's child. A subreaper
- * brokerd (bwrap) also inherits what a dying runtime leaves.
- */
-#define EXEC_MAX_LIVE	256
-static pthread_mutex_t	live_lock = PTHREAD_MUTEX_INITIALIZER;
-static pid_t		live[EXEC_MAX_LIVE];
-
-/* With live_lock held. */
-static void
-live_swap(pid_t old, pid_t new)
-{
-	size_t i;
-
-	for (i = 0; i < EXEC_MAX_LIVE; i++)
-		if (live[i] == old) {
-			live[i] = new;
-			break;
-		}
-}
-
-static void
-live_set(pid_t old, pid_t new)
-{
-	pthread_mutex_lock(&live_lock);
-	live_swap(old, new);
-	pthread_mutex_unlock(&live_lock);
-}
-
-static bool
-is_live(pid_t pid)
-{
-	bool found = false;
-	size_t i;
-
-	pthread_mutex_lock(&live_lock);
-	for (i = 0; i < EXEC_MAX_LIVE && !found; i++)
-		found = live[i] == pid;
-	pthread_mutex_unlock(&live_lock);
-	return found;
-}
-
-/* Kills and reaps the children in one task's children list. */
-static size_t
-reap_listed(const char *list)
-{
-	size_t n = 0;
-	char *end;
-	long pid;
-
-	for (; *list != '\0'; list = end) {
-		pid = strtol(list, &end, 10);
-		if (end == list)
-			break;
-		if (pid <= 1 || is_live((pid_t)pid))
-			continue;
-		kill((pid_t)pid, SIGKILL);
-		if (waitpid((pid_t)pid, NULL, 0) == (pid_t)pid)
-			n++;
-	}
-	return n;
-}
-
-size_t
-exec_reap_orphans(void)
-{
-	char path[64], list[4096];
-	struct dirent *e;
-	size_t n = 0;
-	ssize_t len;
-	DIR *d;
-	int fd;
-
-	if ((d = opendir("/proc/self/task")) == NULL)
-		return 0;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/children",
-		    e->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-			continue;
-		len = read(fd, list, sizeof(list) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		list[len] = '\0';
-		n += reap_listed(list);
-	}
-	closedir(d);
-	return n;
-}
 
 /* What the status pipe may send in one line (bwrap's JSON objects). */
 #define EXEC_STATUS_LINE	4096
@@ -185,16 +89,16 @@ exec_start(const struct exec_spawn *sp, struct exec_child *ret,
 		goto fail;
 	}
 	/* Held across fork, so the reaper never sees the pid unlisted. */
-	pthread_mutex_lock(&live_lock);
+	exec_live_lock();
 	if ((pid = fork()) == -1) {
-		pthread_mutex_unlock(&live_lock);
+		exec_live_unlock();
 		bx_fail(err, "runner: fork: %s", strerror(errno));
 		goto fail;
 	}
 	if (pid == 0)
 		child(sp, in[0], out[1], er[1]);
-	live_swap(0, pid);
-	pthread_mutex_unlock(&live_lock);
+	exec_live_swap(0, pid);
+	exec_live_unlock();
 	memset(&c, 0, sizeof(c));
 	c.ec_pid = pid;
 	c.ec_started_ms = exec_now_ms();
@@ -459,7 +363,9 @@ reap:
 			continue;
 		o.eo_wait_status = status;
 	}
-	live_set(c->ec_pid, 0);
+	exec_live_lock();
+	exec_live_swap(c->ec_pid, 0);
+	exec_live_unlock();
 	close_fd(&c->ec_stdin);
 	close_fd(&c->ec_stdout);
 	close_fd(&c->ec_stderr);

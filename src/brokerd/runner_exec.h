@@ -126,4 +126,14 @@ int64_t	exec_now_ms(void);
  */
 size_t	exec_reap_orphans(void);
 
+/*
+ * The table of children calls watch (runner_reap.c). exec_start holds the
+ * lock across fork, so the reaper never sees a new child unlisted;
+ * exec_live_swap (lock held) replaces old by new: (0, pid) lists a child,
+ * (pid, 0) unlists it.
+ */
+void	exec_live_lock(void);
+void	exec_live_unlock(void);
+void	exec_live_swap(pid_t old, pid_t new);
+
 #endif
