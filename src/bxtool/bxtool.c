@@ -1,0 +1,168 @@
+/*
+ * bxtool.c: the in-sandbox helper's entry (see bxtool.h): the arguments,
+ * the process settings every subcommand needs, and the one final line.
+ *
+ *	bxtool read --max N PATH
+ *	bxtool write PATH		(the content on stdin)
+ *	bxtool run [--cwd DIR] -- PROGRAM [ARGS...]
+ */
+#include <sys/prctl.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bxtool/bxtool.h"
+
+/* Exit statuses: a final line was written, it could not be, bad usage. */
+#define EXIT_REPORTED	0
+#define EXIT_UNREPORTED	1
+#define EXIT_USAGE	2
+
+/* Files and directories bxtool creates get 0644 and 0755. */
+#define BXT_UMASK	022
+
+static void
+usage(void)
+{
+	static const char text[] =
+	    "usage: bxtool read --max N PATH\n"
+	    "       bxtool write PATH\n"
+	    "       bxtool run [--cwd DIR] -- PROGRAM [ARGS...]\n";
+
+	(void)write(STDERR_FILENO, text, sizeof(text) - 1);
+}
+
+/* N from 1 to BXT_CONTENT_MAX, in decimal digits and nothing else. */
+static int
+parse_max(const char *s, size_t *ret)
+{
+	size_t v = 0;
+
+	if (*s == '\0')
+		return -1;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (size_t)(*s - '0');
+		if (v > BXT_CONTENT_MAX)
+			return -1;
+	}
+	if (v == 0)
+		return -1;
+	*ret = v;
+	return 0;
+}
+
+static int
+parse_run(int argc, char *argv[], struct bxt_args *a)
+{
+	int i = 2;
+
+	a->a_cwd = "/tmp";
+	if (i < argc && strcmp(argv[i], "--cwd") == 0) {
+		if (i + 1 >= argc)
+			return -1;
+		a->a_cwd = argv[i + 1];
+		i += 2;
+	}
+	if (i >= argc || strcmp(argv[i], "--") != 0)
+		return -1;
+	i++;
+	if (i >= argc || argv[i][0] == '\0')
+		return -1;
+	a->a_argv = argv + i;
+	return 0;
+}
+
+static int
+parse(int argc, char *argv[], struct bxt_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (argc < 2)
+		return -1;
+	if (strcmp(argv[1], "read") == 0) {
+		a->a_cmd = BXT_READ;
+		if (argc != 5 || strcmp(argv[2], "--max") != 0)
+			return -1;
+		a->a_path = argv[4];
+		return parse_max(argv[3], &a->a_max);
+	}
+	if (strcmp(argv[1], "write") == 0) {
+		a->a_cmd = BXT_WRITE;
+		if (argc != 3)
+			return -1;
+		a->a_path = argv[2];
+		return 0;
+	}
+	if (strcmp(argv[1], "run") == 0) {
+		a->a_cmd = BXT_RUN;
+		return parse_run(argc, argv, a);
+	}
+	return -1;
+}
+
+/*
+ * What every subcommand needs, set before the first line is written (a
+ * failure is told in the final line): files made 0644 and directories
+ * 0755 whatever umask brokerd had; not dumpable, so that a command of the
+ * same uid can neither open /proc/<bxtool>/fd/2 nor ptrace bxtool to
+ * forge a status line; SIGPIPE ignored, so that a reader that went away
+ * makes a write fail with EPIPE instead of killing bxtool before its
+ * final line (run's child restores it).
+ */
+static int
+setup(struct bxt_outcome *out)
+{
+	(void)umask(BXT_UMASK);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1) {
+		bxt_fail(out, "cannot make bxtool undumpable: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+		bxt_fail(out, "cannot ignore SIGPIPE: %s", strerror(errno));
+		return -1;
+	}
+	/* A closed one would be taken by the next open and mistaken. */
+	if (fcntl(STDIN_FILENO, F_GETFD) == -1 ||
+	    fcntl(STDOUT_FILENO, F_GETFD) == -1) {
+		bxt_fail(out, "standard input or output is not open");
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static struct bxt_outcome out;
+	struct bxt_args args;
+	int ready;
+
+	if (parse(argc, argv, &args) == -1) {
+		usage();
+		return EXIT_USAGE;
+	}
+	ready = setup(&out);
+	if (bxt_status_started() == -1)
+		return EXIT_UNREPORTED;
+	if (ready == 0) {
+		switch (args.a_cmd) {
+		case BXT_READ:
+			bxt_read(&args, &out);
+			break;
+		case BXT_WRITE:
+			bxt_write(&args, &out);
+			break;
+		default:
+			bxt_run(&args, &out);
+			break;
+		}
+	}
+	return bxt_status_final(&out) == -1 ? EXIT_UNREPORTED : EXIT_REPORTED;
+}

@@ -1,0 +1,71 @@
+/*
+ * bxtool.h: the in-sandbox helper's parts. bxtool is bind-mounted at
+ * /.boxmaker/bxtool and is the command of every sandbox brokerd starts;
+ * it reads a file, writes a file or runs a command, and tells brokerd how
+ * that went on stderr, in lines only it writes:
+ *
+ *	bxtool: started			after the arguments were accepted
+ *	bxtool: ok | truncated | failed MESSAGE | exit N | signal S
+ *
+ * The second line is the last thing bxtool writes. stdout carries the
+ * tool's content and nothing else.
+ *
+ * It is linked statically against libc alone, so that it needs nothing
+ * from the sandbox's root filesystem. Nothing here allocates: the buffers
+ * are static and sized by the limits below.
+ */
+#ifndef BXT_BXTOOL_H
+#define BXT_BXTOOL_H
+
+#include <stddef.h>
+
+/* The largest --max for read, and the most content write accepts. */
+#define BXT_CONTENT_MAX	(1024 * 1024)
+
+/* A failure message: a path of PATH_MAX and the words around it. */
+#define BXT_MSG_MAX	8192
+
+enum bxt_cmd {
+	BXT_READ,
+	BXT_WRITE,
+	BXT_RUN,
+	BXT_CMD_MAX
+};
+
+/* The arguments, pointing into argv. */
+struct bxt_args {
+	enum bxt_cmd	  a_cmd;
+	size_t		  a_max;	/* read: --max */
+	const char	 *a_path;	/* read, write */
+	const char	 *a_cwd;	/* run: --cwd */
+	char *const	 *a_argv;	/* run: PROGRAM ARGS..., NULL-ended */
+};
+
+enum bxt_final {
+	BXT_OK,
+	BXT_TRUNCATED,
+	BXT_FAILED,
+	BXT_EXIT,
+	BXT_SIGNAL,
+	BXT_FINAL_MAX
+};
+
+/* What the final status line will say; a subcommand fills it. */
+struct bxt_outcome {
+	enum bxt_final	 o_final;
+	int		 o_code;		/* exit status or signal */
+	char		 o_msg[BXT_MSG_MAX];	/* BXT_FAILED's message */
+};
+
+/* status.c */
+void	bxt_fail(struct bxt_outcome *out, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+int	bxt_status_started(void);
+int	bxt_status_final(const struct bxt_outcome *out);
+
+/* read.c, write.c, run.c: each leaves its result in out. */
+void	bxt_read(const struct bxt_args *args, struct bxt_outcome *out);
+void	bxt_write(const struct bxt_args *args, struct bxt_outcome *out);
+void	bxt_run(const struct bxt_args *args, struct bxt_outcome *out);
+
+#endif
