@@ -182,7 +182,7 @@ grep -q "wrote 17 bytes to $files/work/todo.txt" "$home/logs/chat-3.out" ||
     fail "write_file did not run"
 [ "$(cat "$files/work/todo.txt")" = "$(printf 'oat milk\nplumber')" ] ||
     fail "todo.txt does not hold what the model wrote"
-grep -q '^boxmaker' "$home/logs/chat-3.out" ||
+grep -qF '2\u000aoat milk\u000aplumber\u000aboxmaker' "$home/logs/chat-3.out" ||
     fail "the shell call did not run in the sandbox (hostname boxmaker)"
 echo "  (the sandbox wrote $files/work/todo.txt; its hostname is boxmaker)"
 
