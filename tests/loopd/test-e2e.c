@@ -4,8 +4,11 @@
  * brokerd's library serving broker.sock with the recording runtime. The
  * scripted model calls call_tool for read_file with no grant; its next
  * request carries "Denied: no grant allows this call."; the audit log
- * holds one Decision record, denied with no_grant; nothing ran. brokerd
- * serves from its own thread, as serve_main would run it.
+ * holds one Decision record, denied with no_grant; nothing ran. Then the
+ * same with a real runtime (bwrap, so that the test needs no podman
+ * start-up per call): an allowed read_file's text, read in a sandbox,
+ * reaches the model. brokerd serves from its own thread, as serve_main
+ * would run it.
  */
 #include <sys/stat.h>
 
@@ -22,6 +25,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "brokerd/runner_sandbox.h"
 #include "brokerd/serve.h"
 #include "fake_llama.h"
 #include "loopd/broker_port.h"
@@ -41,6 +45,8 @@ struct e2e_broker {
 	char			 eb_admin_sock[108];
 	struct recording	 eb_rec;
 	struct runtime		 eb_runtime;
+	struct config_runner	 eb_runner_cfg;
+	struct runner_sandbox	*eb_sandbox;	/* NULL: the recording one */
 	struct audit		*eb_audit;
 	struct state_store	*eb_state;
 	struct approvals	*eb_approvals;
@@ -67,8 +73,35 @@ run(void *arg)
 	return NULL;
 }
 
+/* The real bwrap runtime, the build's bxtool, as serve_main makes it. */
+static void
+use_sandbox(struct e2e_broker *b, const char *home)
+{
+	struct runner_sandbox_config rc;
+	struct bx_error err;
+	char bxtool[4096];
+	size_t removed;
+
+	config_runner_defaults(&b->eb_runner_cfg);
+	b->eb_runner_cfg.cr_kind = RUNNER_BWRAP;
+	snprintf(bxtool, sizeof(bxtool), "%s/src/bxtool/bxtool",
+	    getenv("BX_BUILD_ROOT"));
+	if ((b->eb_runner_cfg.cr_bxtool_path = strdup(bxtool)) == NULL)
+		abort();
+	memset(&rc, 0, sizeof(rc));
+	rc.rsc_runner = &b->eb_runner_cfg;
+	rc.rsc_home = home;
+	rc.rsc_grants = b->eb_grants;
+	rc.rsc_broker_socket = b->eb_broker_sock;
+	rc.rsc_admin_socket = b->eb_admin_sock;
+	if (runner_sandbox_new(&rc, &b->eb_sandbox, &err) == -1 ||
+	    runner_sandbox_sweep(b->eb_sandbox, &removed, &err) == -1 ||
+	    runner_sandbox_check(b->eb_sandbox, &err) == -1)
+		die("the bwrap runtime (is bubblewrap installed?)", &err);
+}
+
 static struct e2e_broker *
-e2e_broker_start(const char *home)
+e2e_broker_start(const char *home, bool sandbox)
 {
 	struct audit_config ac = { .home = home };
 	struct broker_config bc;
@@ -90,6 +123,8 @@ e2e_broker_start(const char *home)
 		die("audit_open", &err);
 	if ((b->eb_state = state_open(home, &err)) == NULL)
 		die("state_open", &err);
+	if (sandbox)
+		use_sandbox(b, home);
 	if ((b->eb_approvals = approvals_new()) == NULL)
 		abort();
 	memset(&bc, 0, sizeof(bc));
@@ -98,7 +133,8 @@ e2e_broker_start(const char *home)
 	bc.audit = b->eb_audit;
 	bc.state = b->eb_state;
 	bc.approvals = b->eb_approvals;
-	bc.runtime = &b->eb_runtime;
+	bc.runtime = b->eb_sandbox != NULL ?
+	    runner_sandbox_runtime(b->eb_sandbox) : &b->eb_runtime;
 	if ((b->eb_broker = broker_new(&bc, &err)) == NULL)
 		die("broker_new", &err);
 	memset(&sc, 0, sizeof(sc));
@@ -126,6 +162,8 @@ e2e_broker_stop(struct e2e_broker *b)
 	state_close(b->eb_state);
 	audit_close(b->eb_audit);
 	recording_free(&b->eb_rec);
+	runner_sandbox_free(b->eb_sandbox);
+	config_runner_clear(&b->eb_runner_cfg);
 	free(b);
 }
 
@@ -188,7 +226,7 @@ test_denied_call_reaches_the_model(void **state)
 		fail_msg("%s", err.msg);
 	fake_llama_url(fl, url, sizeof(url));
 	assert_int_equal(model_client_new(url, "m", 30, NULL, &mc, &err), 0);
-	broker = e2e_broker_start(home);
+	broker = e2e_broker_start(home, false);
 	assert_int_equal(bport_new(e2e_broker_socket(broker), NULL, &bp, &err),
 	    0);
 	bport_tool_port(bp, &port);
@@ -261,11 +299,76 @@ test_denied_call_reaches_the_model(void **state)
 	tu_rmtree(home);
 }
 
+/* An allowed read_file runs in a bwrap sandbox; its text reaches the model. */
+static void
+test_allowed_call_runs_in_a_sandbox(void **state)
+{
+	char *home = tu_tmpdir(), *files = tu_tmpdir(), url[64], *body;
+	char script[8192], grant[8192], grants[4096];
+	struct fake_llama_opts opts = { .script = script };
+	const struct bx_turn_event *e;
+	struct model_client *mc = NULL;
+	struct fake_llama *fl = NULL;
+	struct e2e_broker *broker;
+	struct bport *bp = NULL;
+	struct tool_port port;
+	struct turn_env env;
+	struct tu_events ev = { 0 };
+	struct bx_error err;
+
+	(void)state;
+	tu_write(files, "list.txt", "oat milk\nplumber\n", 17);
+	snprintf(script, sizeof(script), "[{\"tool_calls\":[{\"name\":"
+	    "\"call_tool\",\"id\":\"call1\",\"arguments\":{\"name\":"
+	    "\"read_file\",\"arguments\":{\"path\":\"%s/list.txt\"}}}]},"
+	    "{\"text\":\"Oat milk and the plumber.\"}]", files);
+	if (fake_llama_start(&opts, &fl, &err) == -1)
+		fail_msg("%s", err.msg);
+	fake_llama_url(fl, url, sizeof(url));
+	assert_int_equal(model_client_new(url, "m", 30, NULL, &mc, &err), 0);
+	snprintf(grants, sizeof(grants), "%s/grants", home);
+	mkdir(grants, 0700);
+	snprintf(grant, sizeof(grant), "tool = \"read_file\"\nmode = \"auto\"\n"
+	    "max_taint = \"secret\"\nresult_class = \"private\"\n"
+	    "expires = \"2099-01-01T00:00:00.000Z\"\n\n[constraints]\n"
+	    "paths = [\"%s\"]\n", files);
+	tu_write(grants, "list.toml", grant, strlen(grant));
+	broker = e2e_broker_start(home, true);
+	assert_int_equal(bport_new(e2e_broker_socket(broker), NULL, &bp, &err),
+	    0);
+	bport_tool_port(bp, &port);
+	memset(&env, 0, sizeof(env));
+	env.te_home = home;
+	env.te_model = mc;
+	env.te_port = &port;
+	env.te_max_steps = 16;
+
+	assert_int_equal(turn_run(&env, "chat-1758200000001", "what is on my "
+	    "list?", tu_record, &ev), 0);
+	e = tu_find(&ev, BX_EVENT_TOOL_RESULT, 0);
+	assert_non_null(e);
+	assert_int_equal(e->status, BX_STATUS_RESULT);
+	assert_string_equal(e->content, "oat milk\nplumber\n");
+	assert_int_equal(e->class, BX_CLASS_PRIVATE);
+	tu_events_free(&ev);
+	body = fake_llama_request(fl, 1);
+	assert_non_null(strstr(body, "oat milk\\nplumber\\n"));
+	free(body);
+
+	e2e_broker_stop(broker);
+	bport_free(bp);
+	model_client_free(mc);
+	fake_llama_stop(fl);
+	tu_rmtree(home);
+	tu_rmtree(files);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_denied_call_reaches_the_model),
+		cmocka_unit_test(test_allowed_call_runs_in_a_sandbox),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
