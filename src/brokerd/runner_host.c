@@ -224,3 +224,28 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 	return 0;
 }
 
+
+/*
+ * Removes this home's cgroup where it is empty (cgroup v1: in every
+ * hierarchy, since podman makes its children in all of them). A cgroup
+ * that still holds a call stays: the next start's sweep removes it.
+ */
+void
+runner_release(struct runner_sandbox *rs)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	if (rs->rs_cgroups == NULL || cgroup_host_version(rs->rs_cgroups) != 1 ||
+	    (d = opendir(CGROUP_ROOT)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/boxmaker-%s", CGROUP_ROOT,
+		    e->d_name, rs->rs_home_id);
+		(void)rmdir(path);
+	}
+	closedir(d);
+}

@@ -130,5 +130,7 @@ struct runner_sandbox_config;
 /* The host's facts into rs (runner_host.c), from its copied rs_cfg. */
 int	runner_setup(struct runner_sandbox *, const struct runner_sandbox_config *,
 	    struct bx_error *err);
+/* Removes this home's cgroups where they are empty (runner_host.c). */
+void	runner_release(struct runner_sandbox *);
 
 #endif

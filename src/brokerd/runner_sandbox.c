@@ -100,6 +100,7 @@ runner_sandbox_free(struct runner_sandbox *rs)
 	for (i = 0; i < SANDBOX_MAX_ROOT_ENTRIES; i++)
 		free(rs->rs_entries[i]);
 	free(rs->rs_seccomp);
+	runner_release(rs);
 	cgroup_host_free(rs->rs_cgroups);
 	pthread_cond_destroy(&rs->rs_slot);
 	pthread_mutex_destroy(&rs->rs_lock);

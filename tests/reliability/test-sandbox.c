@@ -150,9 +150,19 @@ static int
 teardown(void **state)
 {
 	struct fixture *f = *state;
+	char path[PATH_MAX];
+	const char *const ctrl[] = { "blkio", "cpu", "cpuacct", "cpuset",
+	    "devices", "freezer", "memory", "pids", "systemd", NULL };
+	size_t i;
 
 	rh_home_remove(&f->home);
 	remove_tree(f->top);
+	/* brokerd was SIGKILLed: its home's empty cgroups are the test's. */
+	for (i = 0; ctrl[i] != NULL; i++) {
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s/boxmaker-%s",
+		    ctrl[i], f->home_id);
+		(void)rmdir(path);
+	}
 	free(f);
 	return 0;
 }
