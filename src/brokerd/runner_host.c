@@ -184,15 +184,25 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 {
 	const struct config_runner *cr = &rs->rs_cfg;
 	const char *program;
-	int v;
 
+	/* The limits first: a host that cannot hold them runs nothing. */
+	if (cr->cr_kind == RUNNER_PODMAN && geteuid() != 0 &&
+	    access(CGROUP_ROOT "/cgroup.controllers", F_OK) == -1)
+		return bx_fail(err, "runner: rootless podman on a cgroup v1 "
+		    "host ignores the memory and pids limits; run brokerd as "
+		    "root, use kind = \"bwrap\" as root, or move to cgroup v2");
+	if (runner_home_id(c->rsc_home, rs->rs_home_id, err) == -1)
+		return -1;
+	if (cgroup_host_open(CGROUP_ROOT, rs->rs_home_id, &rs->rs_cgroups,
+	    err) == -1)
+		return bx_error_prefix(err, "runner: the memory and pids limits "
+		    "cannot be held");
 	program = cr->cr_kind == RUNNER_PODMAN ?
 	    (cr->cr_podman_path != NULL ? cr->cr_podman_path : "podman") :
 	    (cr->cr_bwrap_path != NULL ? cr->cr_bwrap_path : "bwrap");
 	if (find_program(program, cr->cr_kind == RUNNER_PODMAN ?
 	    "runner.podman_path" : "runner.bwrap_path", rs->rs_program,
 	    sizeof(rs->rs_program), err) == -1 || find_bxtool(rs, err) == -1 ||
-	    runner_home_id(c->rsc_home, rs->rs_home_id, err) == -1 ||
 	    set_user(rs, err) == -1 || list_root(rs, err) == -1)
 		return -1;
 	snprintf(rs->rs_runner_dir, sizeof(rs->rs_runner_dir),
@@ -208,14 +218,6 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 	    add_protected(rs, c->rsc_broker_socket, true) == -1 ||
 	    add_protected(rs, c->rsc_admin_socket, true) == -1)
 		return bx_fail(err, "runner: out of memory");
-	if (cgroup_host_open(CGROUP_ROOT, rs->rs_home_id, &rs->rs_cgroups,
-	    err) == -1)
-		return bx_error_prefix(err, "runner");
-	v = cgroup_host_version(rs->rs_cgroups);
-	if (cr->cr_kind == RUNNER_PODMAN && v == 1 && geteuid() != 0)
-		return bx_fail(err, "runner: rootless podman on a cgroup v1 "
-		    "host ignores the memory and pids limits; run brokerd as "
-		    "root, use kind = \"bwrap\" as root, or move to cgroup v2");
 	if (cr->cr_kind == RUNNER_BWRAP && seccomp_program(&rs->rs_seccomp,
 	    &rs->rs_backend.bs_seccomp_len, err) == -1)
 		return bx_error_prefix(err, "runner");
@@ -223,7 +225,6 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 	rs->rs_host.sh_resolve = resolve;
 	return 0;
 }
-
 
 /*
  * Removes this home's cgroup where it is empty (cgroup v1: in every

@@ -215,6 +215,7 @@ rh_reaped(struct rh_home *h)
 	if (waitpid(h->pid, &status, WNOHANG) != h->pid)
 		return -1;
 	h->pid = h->brokerd = 0;
+	h->status = status;
 	return status;
 }
 

@@ -52,6 +52,7 @@ struct rh_home {
 	char	errs[PATH_MAX];		/* brokerd's stderr, appended */
 	pid_t	pid;			/* brokerd (or its wrapper), or 0 */
 	pid_t	brokerd;		/* brokerd itself, once it serves */
+	int	status;			/* the wait status rh_reaped saw last */
 };
 
 /* A new home under $TMPDIR (or /tmp) with the grants above; -1 on failure. */

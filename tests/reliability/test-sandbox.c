@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include <netinet/in.h>
 
@@ -675,6 +676,39 @@ test_brokerd_killed_mid_call(void **state)
 	assert_int_equal(f->last.a_status, BX_STATUS_RESULT);
 }
 
+/*
+ * An owner who is not root, on this cgroup v1 host: neither runtime can
+ * hold the memory and pids limits there (rootless podman ignores them, and
+ * an unprivileged bwrap cannot make cgroups), so brokerd refuses to start,
+ * naming the runbook entry, and runs nothing unbounded.
+ */
+static void
+test_unprivileged_owner_is_refused(void **state)
+{
+	const char *const as_nobody[] = { "setpriv", "--reuid=65534",
+	    "--regid=65534", "--clear-groups", NULL };
+	struct fixture *f = *state;
+	char cmd[PATH_MAX + 64];
+	int status;
+
+	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0)
+		fail_msg("this test is written for a cgroup v1 host");
+	rh_kill(&f->home, SIGTERM);
+	snprintf(cmd, sizeof(cmd), "chown -R 65534:65534 '%s'", f->top);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(rh_start(&f->home, as_nobody), -1);
+	/* rh_start saw it exit, and reaped it. */
+	status = f->home.status;
+	assert_int_equal(f->home.pid, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 1);
+	assert_true(rh_errs_contain(&f->home,
+	    "see docs/runbook.md#runner-unavailable"));
+	assert_true(rh_errs_contain(&f->home, strcmp(kind, "podman") == 0 ?
+	    "rootless podman on a cgroup v1 host" :
+	    "the memory and pids limits cannot be held"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -696,6 +730,8 @@ main(int argc, char **argv)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_brokerd_killed_mid_call,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_unprivileged_owner_is_refused, setup, teardown),
 	};
 
 	if (argc != 2 || (strcmp(argv[1], "podman") != 0 &&
