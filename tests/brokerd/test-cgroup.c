@@ -448,8 +448,8 @@ gone(pid_t pid)
 static void
 test_sweep_removes_leftovers_only(void **state)
 {
-	struct cgroup_host *h = host(sweep_id), *o = host(other_id);
-	struct cgroup_call *c = call(h, 7, 64 * MiB, 64);
+	struct cgroup_host *old = host(sweep_id), *o = host(other_id), *h;
+	struct cgroup_call *c = call(old, 7, 64 * MiB, 64);
 	struct cgroup_call *keep = call(o, 7, 64 * MiB, 64);
 	struct bx_error err;
 	size_t n = 0;
@@ -463,8 +463,7 @@ test_sweep_removes_leftovers_only(void **state)
 	kill(pid, SIGKILL);
 	wait_status(pid);
 	assert_int_equal(kill(g, 0), 0);
-	/* A new brokerd on the same home. */
-	cgroup_host_free(h);
+	/* A new brokerd on the same home; the old one's call outlives it. */
 	h = host(sweep_id);
 	if (cgroup_sweep(h, &n, &err) == -1)
 		fail_msg("cgroup_sweep: %s", err.msg);
@@ -477,6 +476,7 @@ test_sweep_removes_leftovers_only(void **state)
 	assert_true(gone(g));
 	removed(keep);
 	removed(c);	/* its cgroups are gone: this closes and frees */
+	cgroup_host_free(old);
 	cgroup_host_free(h);
 	cgroup_host_free(o);
 }
