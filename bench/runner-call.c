@@ -1,0 +1,303 @@
+/*
+ * bench-runner-call: what an allowed call costs once it runs in a sandbox.
+ * For each runtime (podman, bwrap) it starts the real brokerd on a
+ * temporary home and times, over broker.sock, an allowed read_file of a
+ * small file and an allowed shell "true", each from connect to the last
+ * byte of the answer; and, in the same run, a bare sandbox of the same
+ * runtime that runs /usr/bin/true with the host's /usr, started as a
+ * program the same way (fork, exec, wait). It prints medians and p99 and
+ * the ratio of each call to its bare sandbox. A runtime that is missing is
+ * reported and skipped; nothing here is a test.
+ *
+ *	bench-runner-call [N]	(N calls of each kind; default 20)
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/frame.h"
+#include "timing.h"
+
+#define BENCH_CALLS_MAX	1000
+#define BENCH_WAIT_MS	30000
+
+struct figures {
+	double	median_us;
+	double	p99_us;
+};
+
+static void
+write_text(const char *path, const char *text)
+{
+	FILE *fp;
+
+	if ((fp = fopen(path, "w")) == NULL) {
+		perror(path);
+		exit(1);
+	}
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void
+make_home(const char *top, const char *kind)
+{
+	char path[4096], text[8192];
+
+	snprintf(path, sizeof(path), "%s/home", top);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/home/grants", top);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/data", top);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/data/a.txt", top);
+	write_text(path, "a small file to read\n");
+	snprintf(path, sizeof(path), "%s/home/grants/read.toml", top);
+	snprintf(text, sizeof(text), "tool = \"read_file\"\nmode = \"auto\"\n"
+	    "max_taint = \"secret\"\nresult_class = \"private\"\n"
+	    "expires = \"2099-01-01T00:00:00.000Z\"\n[constraints]\n"
+	    "paths = [\"%s/data\"]\n", top);
+	write_text(path, text);
+	snprintf(path, sizeof(path), "%s/home/grants/sh.toml", top);
+	write_text(path, "tool = \"shell\"\nmode = \"auto\"\n"
+	    "max_taint = \"secret\"\nresult_class = \"private\"\n"
+	    "expires = \"2099-01-01T00:00:00.000Z\"\n");
+	snprintf(path, sizeof(path), "%s/home/brokerd.toml", top);
+	snprintf(text, sizeof(text), "[paths]\nhome = \"%s/home\"\n\n"
+	    "[runner]\nkind = \"%s\"\nbxtool_path = \"%s\"\n", top, kind,
+	    BENCH_BXTOOL);
+	write_text(path, text);
+}
+
+static int
+dial(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static pid_t
+brokerd_start(const char *top, char *sock, size_t size)
+{
+	char config[4096], errs[4096];
+	int64_t until = bench_now_ns() + (int64_t)BENCH_WAIT_MS * 1000000;
+	pid_t pid;
+	int fd;
+
+	snprintf(config, sizeof(config), "%s/home/brokerd.toml", top);
+	snprintf(errs, sizeof(errs), "%s/brokerd.err", top);
+	snprintf(sock, size, "%s/home/run/loop-broker/broker.sock", top);
+	if ((pid = fork()) == 0) {
+		if ((fd = open(errs, O_WRONLY | O_CREAT | O_TRUNC, 0600)) != -1)
+			dup2(fd, 2);
+		execl(BENCH_BROKERD, "brokerd", "serve", "--config", config,
+		    (char *)NULL);
+		_exit(127);
+	}
+	while (bench_now_ns() < until) {
+		if ((fd = dial(sock)) != -1) {
+			close(fd);
+			return pid;
+		}
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			break;
+		usleep(20000);
+	}
+	fprintf(stderr, "bench-runner-call: brokerd did not serve; see %s\n",
+	    errs);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+/* One tool_request, from connect to the answer's last byte; -1 on error. */
+static int64_t
+call_once(const char *sock, const char *frame)
+{
+	struct bx_frame_reader r;
+	const char *line;
+	size_t len;
+	int64_t t0 = bench_now_ns(), t;
+	int fd, ok;
+
+	if ((fd = dial(sock)) == -1)
+		return -1;
+	bx_frame_reader_init(&r, fd);
+	ok = write(fd, frame, strlen(frame)) == (ssize_t)strlen(frame) &&
+	    bx_frame_read(&r, BENCH_WAIT_MS, &line, &len, NULL) == BX_FRAME_OK;
+	t = bench_now_ns() - t0;
+	if (ok && strstr(line, "\"status\":\"result\"") == NULL) {
+		fprintf(stderr, "bench-runner-call: %.*s\n", (int)len, line);
+		ok = 0;
+	}
+	bx_frame_reader_free(&r);
+	close(fd);
+	return ok ? t : -1;
+}
+
+static int64_t
+run_once(char *const argv[])
+{
+	int64_t t0 = bench_now_ns();
+	int status, null;
+	pid_t pid;
+
+	if ((pid = fork()) == 0) {
+		null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid == -1 || waitpid(pid, &status, 0) != pid ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return -1;
+	return bench_now_ns() - t0;
+}
+
+static int
+figures(int64_t *v, size_t n, struct figures *f)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] < 0)
+			return -1;
+	bench_percentiles(v, n, &f->median_us, &f->p99_us);
+	return 0;
+}
+
+static void
+bare_argv(const char *kind, const char *skel, char **argv)
+{
+	static char rootfs[4096];
+	size_t n = 0;
+
+	snprintf(rootfs, sizeof(rootfs), "%s", skel);
+	if (strcmp(kind, "podman") == 0) {
+		const char *const p[] = { "/usr/bin/podman", "run", "--rm",
+		    "--pull=never", "--runtime=runc", "--network=none",
+		    "--no-hosts", "--read-only", "--init",
+		    "--log-driver=passthrough", "--cap-drop=all",
+		    "--security-opt=no-new-privileges",
+		    "--ulimit=nofile=1024:1024", "--ulimit=nproc=128:128",
+		    "-v", "/usr:/usr:ro", "--rootfs", rootfs, "/usr/bin/true",
+		    NULL };
+		for (; p[n] != NULL; n++)
+			argv[n] = (char *)p[n];
+	} else {
+		const char *const b[] = { "/usr/bin/bwrap", "--unshare-all",
+		    "--unshare-user", "--disable-userns", "--die-with-parent",
+		    "--new-session", "--clearenv", "--cap-drop", "ALL",
+		    "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib64",
+		    "/lib64", "--symlink", "usr/lib", "/lib", "--proc", "/proc",
+		    "--dev", "/dev", "--tmpfs", "/tmp", "/usr/bin/true", NULL };
+		for (; b[n] != NULL; n++)
+			argv[n] = (char *)b[n];
+	}
+	argv[n] = NULL;
+}
+
+static void
+runtime_run(const char *kind, size_t n)
+{
+	static int64_t read_ns[BENCH_CALLS_MAX], shell_ns[BENCH_CALLS_MAX];
+	static int64_t bare_ns[BENCH_CALLS_MAX];
+	char top[] = "/var/lib/bench-runner-XXXXXX", sock[4096], skel[4096];
+	char frame[8192], *argv[40];
+	struct figures fr, fs, fb;
+	size_t i;
+	pid_t pid;
+
+	if (mkdtemp(top) == NULL) {
+		perror("mkdtemp");
+		return;
+	}
+	make_home(top, kind);
+	snprintf(skel, sizeof(skel), "%s/skel", top);
+	mkdir(skel, 0755);
+	for (i = 0; i < 6; i++) {
+		const char *d[] = { "usr", "proc", "dev", "tmp", "etc", "run" };
+		char p[4200];
+
+		snprintf(p, sizeof(p), "%s/%s", skel, d[i]);
+		mkdir(p, 0755);
+	}
+	symlink("usr/lib64", strcat(strcpy(frame, skel), "/lib64"));
+	symlink("usr/lib", strcat(strcpy(frame, skel), "/lib"));
+	if ((pid = brokerd_start(top, sock, sizeof(sock))) == -1) {
+		printf("%-7s skipped: brokerd did not start (is %s installed?)\n",
+		    kind, kind);
+		bench_rmtree(top);
+		return;
+	}
+	bare_argv(kind, skel, argv);
+	for (i = 0; i < n; i++) {
+		snprintf(frame, sizeof(frame), "{\"kind\":\"tool_request\","
+		    "\"session\":\"bench\",\"call\":\"r%zu\",\"tool\":"
+		    "\"read_file\",\"arguments\":\"{\\\"path\\\":\\\"%s/data/"
+		    "a.txt\\\"}\"}\n", i, top);
+		read_ns[i] = call_once(sock, frame);
+		snprintf(frame, sizeof(frame), "{\"kind\":\"tool_request\","
+		    "\"session\":\"bench\",\"call\":\"s%zu\",\"tool\":"
+		    "\"shell\",\"arguments\":\"{\\\"command\\\":\\\"true\\\"}\"}"
+		    "\n", i);
+		shell_ns[i] = call_once(sock, frame);
+		bare_ns[i] = run_once(argv);
+	}
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	if (figures(read_ns, n, &fr) == -1 || figures(shell_ns, n, &fs) == -1 ||
+	    figures(bare_ns, n, &fb) == -1)
+		printf("%-7s failed: a call or the bare sandbox did not "
+		    "succeed (home kept: %s)\n", kind, top);
+	else {
+		printf("%-7s bare true   median %8.0f us  p99 %8.0f us\n", kind,
+		    fb.median_us, fb.p99_us);
+		printf("%-7s read_file   median %8.0f us  p99 %8.0f us  "
+		    "ratio %.2f\n", kind, fr.median_us, fr.p99_us,
+		    fr.median_us / fb.median_us);
+		printf("%-7s shell true  median %8.0f us  p99 %8.0f us  "
+		    "ratio %.2f\n", kind, fs.median_us, fs.p99_us,
+		    fs.median_us / fb.median_us);
+		bench_rmtree(top);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 20;
+
+	if (n == 0 || n > BENCH_CALLS_MAX) {
+		fprintf(stderr, "usage: bench-runner-call [N, 1 to %d]\n",
+		    BENCH_CALLS_MAX);
+		return 2;
+	}
+	printf("bench-runner-call: %zu calls of each kind, alternating with "
+	    "a bare sandbox\n", n);
+	runtime_run("bwrap", n);
+	runtime_run("podman", n);
+	return 0;
+}
