@@ -92,7 +92,10 @@ utf8_cut(const char *s, size_t len, size_t max)
 	return i;
 }
 
-/* len bytes of s with each byte that starts no valid sequence as U+FFFD. */
+/*
+ * len bytes of s with each byte that starts no valid sequence as U+FFFD,
+ * and NUL too: the text travels as a C string, which a NUL would cut.
+ */
 static char *
 valid_utf8(const char *s, size_t len)
 {
@@ -102,8 +105,8 @@ valid_utf8(const char *s, size_t len)
 	if ((out = malloc(3 * len + 1)) == NULL)
 		return NULL;
 	for (p = out; i < len; i += n) {
-		if ((n = bx_utf8_len((const unsigned char *)s + i,
-		    len - i)) == 0) {
+		if (s[i] == '\0' || (n = bx_utf8_len((const unsigned char *)s +
+		    i, len - i)) == 0) {
 			memcpy(p, REPLACEMENT, 3);
 			p += 3;
 			n = 1;

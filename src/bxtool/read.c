@@ -105,7 +105,9 @@ cut_prefix(const unsigned char *p, size_t avail)
 
 /*
  * The length of the UTF-8 text in buf, len shortened to drop a sequence
- * the cut at the limit left incomplete; -1 if it is not UTF-8.
+ * the cut at the limit left incomplete; -1 if it is not UTF-8. A NUL byte
+ * is valid UTF-8 but not text, and the answer is a C string to brokerd:
+ * a file that holds one is refused rather than cut short silently.
  */
 static ssize_t
 text_len(const unsigned char *buf, size_t len, int cut)
@@ -113,7 +115,7 @@ text_len(const unsigned char *buf, size_t len, int cut)
 	size_t i = 0, n;
 
 	while (i < len) {
-		n = bx_utf8_len(buf + i, len - i);
+		n = buf[i] == '\0' ? 0 : bx_utf8_len(buf + i, len - i);
 		if (n > 0) {
 			i += n;
 			continue;

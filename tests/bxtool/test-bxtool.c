@@ -95,8 +95,7 @@ expect_read(const char *path, const char *max, const char *want,
 static void
 test_read_text(void **state)
 {
-	/* NUL is UTF-8 too. */
-	static const char text[] = "h\xc3\xa9llo\0 w\xf0\x9f\x98\x80rld\n";
+	static const char text[] = "h\xc3\xa9llo\t w\xf0\x9f\x98\x80rld\n";
 	char path[CASE_PATH_MAX];
 
 	(void)state;
@@ -128,6 +127,9 @@ test_read_not_utf8(void **state)
 		    "bytes)", strlen(bad[i]));
 		expect_read(path, "100", "", 0, final);
 	}
+	/* NUL is UTF-8 but not text: refused, never cut short silently. */
+	make_file(at(path, "nul"), "a\0b", 3, 0644);
+	expect_read(path, "100", "", 0, "failed not UTF-8 text (3 bytes)");
 }
 
 static void

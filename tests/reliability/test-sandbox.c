@@ -429,8 +429,9 @@ test_shell_sees_only_its_mounts(void **state)
 	expect_record(f, f->calls, false, out);
 	free(out);
 	/* The exit status line, and U+FFFD for bytes that are not UTF-8. */
-	out = shell(f, cwd, "printf 'a\\377b'; exit 3");
-	assert_string_equal(out, "a\xef\xbf\xbd" "b\nexit status 3");
+	out = shell(f, cwd, "printf 'a\\377b\\000c'; exit 3");
+	assert_string_equal(out, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\n"
+	    "exit status 3");
 	free(out);
 	out = shell(f, cwd, "cd /tmp; pwd; echo $HOME $LANG; env | cut -d= -f1 "
 	    "| sort | tr '\\n' ' '; hostname");
