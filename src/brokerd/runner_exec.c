@@ -15,24 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "brokerd/runner_exec.h"
+#include "proto/clock.h"
 
 extern char **environ;
 
 /* What the status pipe may send in one line (bwrap's JSON objects). */
 #define EXEC_STATUS_LINE	4096
-
-int64_t
-exec_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 close_fd(int *fd)
@@ -101,7 +92,7 @@ exec_start(const struct exec_spawn *sp, struct exec_child *ret,
 	exec_live_unlock();
 	memset(&c, 0, sizeof(c));
 	c.ec_pid = pid;
-	c.ec_started_ms = exec_now_ms();
+	c.ec_started_ms = bx_clock_mono_ms();
 	c.ec_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	c.ec_stdin = in[1];
 	c.ec_stdout = out[0];
@@ -147,7 +138,7 @@ end_early(struct watch *w, enum exec_end why)
 		return;
 	w->w_o->eo_end = why;
 	w->w_killed = true;
-	w->w_killed_ms = exec_now_ms();
+	w->w_killed_ms = bx_clock_mono_ms();
 	if (w->w_hooks->eh_kill != NULL)
 		w->w_hooks->eh_kill(w->w_hooks->eh_ctx);
 	else
@@ -270,7 +261,7 @@ child_gone(struct watch *w)
 		return false;
 	w->w_o->eo_wait_status = status;
 	w->w_exited = true;
-	w->w_exited_ms = exec_now_ms();
+	w->w_exited_ms = bx_clock_mono_ms();
 	return true;
 }
 
@@ -280,7 +271,7 @@ poll_once(struct watch *w, struct bx_error *err)
 {
 	struct exec_child *c = w->w_c;
 	struct pollfd p[6];
-	int64_t now = exec_now_ms();
+	int64_t now = bx_clock_mono_ms();
 	int n;
 
 	p[0] = (struct pollfd){ c->ec_stdout, POLLIN, 0 };
@@ -293,7 +284,7 @@ poll_once(struct watch *w, struct bx_error *err)
 	n = poll(p, 6, next_wait(w, now));
 	if (n == -1 && errno != EINTR)
 		return bx_fail(err, "runner: poll: %s", strerror(errno));
-	now = exec_now_ms();
+	now = bx_clock_mono_ms();
 	on_deadline(w, now);
 	if (n <= 0)
 		return 0;
@@ -345,7 +336,7 @@ exec_supervise(struct exec_child *c, const struct exec_limits *lim,
 	if (lim->el_stdin == NULL || lim->el_stdin_len == 0)
 		close_fd(&c->ec_stdin);
 	while (pipes_open(c) || !child_gone(&w)) {
-		if (w.w_exited && exec_now_ms() >= w.w_exited_ms + EXEC_DRAIN_MS)
+		if (w.w_exited && bx_clock_mono_ms() >= w.w_exited_ms + EXEC_DRAIN_MS)
 			break;
 		if (poll_once(&w, err) == -1) {
 			end_early(&w, EXEC_EXITED);
@@ -371,7 +362,7 @@ reap:
 	close_fd(&c->ec_stderr);
 	close_fd(&c->ec_status);
 	close_fd(&c->ec_pidfd);
-	o.eo_elapsed_ms = exec_now_ms() - c->ec_started_ms;
+	o.eo_elapsed_ms = bx_clock_mono_ms() - c->ec_started_ms;
 	if (rc == 0) {
 		o.eo_err[o.eo_err_len] = '\0';
 		*ret = o;

@@ -57,7 +57,7 @@ struct exec_child {
 	int	ec_stdout;
 	int	ec_stderr;
 	int	ec_status;	/* a runtime's status pipe, -1 when none */
-	int64_t	ec_started_ms;	/* CLOCK_MONOTONIC */
+	int64_t	ec_started_ms;	/* bx_clock_mono_ms */
 };
 
 enum exec_end {
@@ -117,8 +117,6 @@ void	exec_outcome_clear(struct exec_outcome *);
  */
 int	exec_command(char *const argv[], int64_t timeout_ms, size_t max,
 	    char **ret_out, struct bx_error *err);
-
-int64_t	exec_now_ms(void);
 
 /*
  * Kills and reaps brokerd's children that no exec_supervise watches: what

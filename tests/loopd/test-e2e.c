@@ -201,43 +201,66 @@ audit_log(const char *home)
 	return tu_read(home, name);
 }
 
+/* One turn's worth of parts: the fake model, loopd's client and port, brokerd. */
+struct e2e {
+	struct fake_llama	*e_fl;
+	struct model_client	*e_mc;
+	struct e2e_broker	*e_broker;
+	struct bport		*e_bp;
+	struct tool_port	 e_port;
+	struct turn_env		 e_env;
+};
+
+static void
+e2e_up(struct e2e *e, const char *home, const char *script, bool sandbox)
+{
+	struct fake_llama_opts opts = { .script = script };
+	struct bx_error err;
+	char url[64];
+
+	memset(e, 0, sizeof(*e));
+	if (fake_llama_start(&opts, &e->e_fl, &err) == -1)
+		fail_msg("%s", err.msg);
+	fake_llama_url(e->e_fl, url, sizeof(url));
+	assert_int_equal(model_client_new(url, "m", 30, NULL, &e->e_mc, &err),
+	    0);
+	e->e_broker = e2e_broker_start(home, sandbox);
+	assert_int_equal(bport_new(e2e_broker_socket(e->e_broker), NULL,
+	    &e->e_bp, &err), 0);
+	bport_tool_port(e->e_bp, &e->e_port);
+	e->e_env.te_home = home;
+	e->e_env.te_model = e->e_mc;
+	e->e_env.te_port = &e->e_port;
+	e->e_env.te_max_steps = 16;
+}
+
+/* Everything but brokerd, which the test stops first to read its log. */
+static void
+e2e_down(struct e2e *e)
+{
+	bport_free(e->e_bp);
+	model_client_free(e->e_mc);
+	fake_llama_stop(e->e_fl);
+}
+
 static void
 test_denied_call_reaches_the_model(void **state)
 {
-	struct fake_llama_opts opts = { .script =
+	static const char script[] =
 	    "[{\"tool_calls\":[{\"name\":\"call_tool\",\"id\":\"call1\","
 	    "\"arguments\":{\"name\":\"read_file\",\"arguments\":"
 	    "{\"path\":\"/etc/hosts\"}}}]},"
-	    "{\"text\":\"No grant lets me read /etc/hosts.\"}]" };
-	char *home = tu_tmpdir(), url[64], *log, *body;
+	    "{\"text\":\"No grant lets me read /etc/hosts.\"}]";
+	char *home = tu_tmpdir(), *log, *body;
 	const struct bx_turn_event *e;
-	struct model_client *mc = NULL;
-	struct fake_llama *fl = NULL;
-	struct e2e_broker *broker;
-	struct bport *bp = NULL;
-	struct tool_port port;
-	struct turn_env env;
 	struct tu_events ev = { 0 };
-	struct bx_error err;
+	struct e2e t;
 	json_t *req, *msgs, *last, *rec, *event;
 
 	(void)state;
-	if (fake_llama_start(&opts, &fl, &err) == -1)
-		fail_msg("%s", err.msg);
-	fake_llama_url(fl, url, sizeof(url));
-	assert_int_equal(model_client_new(url, "m", 30, NULL, &mc, &err), 0);
-	broker = e2e_broker_start(home, false);
-	assert_int_equal(bport_new(e2e_broker_socket(broker), NULL, &bp, &err),
-	    0);
-	bport_tool_port(bp, &port);
-	memset(&env, 0, sizeof(env));
-	env.te_home = home;
-	env.te_model = mc;
-	env.te_port = &port;
-	env.te_max_steps = 16;
-
-	assert_int_equal(turn_run(&env, "chat-1758200000000", "read my hosts "
-	    "file", tu_record, &ev), 0);
+	e2e_up(&t, home, script, false);
+	assert_int_equal(turn_run(&t.e_env, "chat-1758200000000", "read my "
+	    "hosts file", tu_record, &ev), 0);
 	e = tu_find(&ev, BX_EVENT_TOOL_RESULT, 0);
 	assert_non_null(e);
 	assert_int_equal(e->status, BX_STATUS_DENIED);
@@ -249,8 +272,8 @@ test_denied_call_reaches_the_model(void **state)
 	tu_events_free(&ev);
 
 	/* The model's next request carries the denial as the tool result. */
-	assert_int_equal(fake_llama_request_count(fl), 2);
-	body = fake_llama_request(fl, 1);
+	assert_int_equal(fake_llama_request_count(t.e_fl), 2);
+	body = fake_llama_request(t.e_fl, 1);
 	assert_non_null(strstr(body, "Denied: no grant allows this call."));
 	req = json_loads(body, 0, NULL);
 	free(body);
@@ -264,8 +287,8 @@ test_denied_call_reaches_the_model(void **state)
 	    "content")), "Denied: no grant allows this call.");
 	json_decref(req);
 
-	assert_int_equal(e2e_broker_runs(broker), 0);
-	e2e_broker_stop(broker);
+	assert_int_equal(e2e_broker_runs(t.e_broker), 0);
+	e2e_broker_stop(t.e_broker);
 	/* One record: the Decision, denied with no_grant; nothing ran. */
 	log = audit_log(home);
 	assert_non_null(log);
@@ -292,10 +315,7 @@ test_denied_call_reaches_the_model(void **state)
 	assert_true(json_is_null(json_object_get(event, "grant")));
 	json_decref(rec);
 	free(log);
-
-	bport_free(bp);
-	model_client_free(mc);
-	fake_llama_stop(fl);
+	e2e_down(&t);
 	tu_rmtree(home);
 }
 
@@ -303,29 +323,14 @@ test_denied_call_reaches_the_model(void **state)
 static void
 test_allowed_call_runs_in_a_sandbox(void **state)
 {
-	char *home = tu_tmpdir(), *files = tu_tmpdir(), url[64], *body;
+	char *home = tu_tmpdir(), *files = tu_tmpdir(), *body;
 	char script[8192], grant[8192], grants[4096];
-	struct fake_llama_opts opts = { .script = script };
 	const struct bx_turn_event *e;
-	struct model_client *mc = NULL;
-	struct fake_llama *fl = NULL;
-	struct e2e_broker *broker;
-	struct bport *bp = NULL;
-	struct tool_port port;
-	struct turn_env env;
 	struct tu_events ev = { 0 };
-	struct bx_error err;
+	struct e2e t;
 
 	(void)state;
 	tu_write(files, "list.txt", "oat milk\nplumber\n", 17);
-	snprintf(script, sizeof(script), "[{\"tool_calls\":[{\"name\":"
-	    "\"call_tool\",\"id\":\"call1\",\"arguments\":{\"name\":"
-	    "\"read_file\",\"arguments\":{\"path\":\"%s/list.txt\"}}}]},"
-	    "{\"text\":\"Oat milk and the plumber.\"}]", files);
-	if (fake_llama_start(&opts, &fl, &err) == -1)
-		fail_msg("%s", err.msg);
-	fake_llama_url(fl, url, sizeof(url));
-	assert_int_equal(model_client_new(url, "m", 30, NULL, &mc, &err), 0);
 	snprintf(grants, sizeof(grants), "%s/grants", home);
 	mkdir(grants, 0700);
 	snprintf(grant, sizeof(grant), "tool = \"read_file\"\nmode = \"auto\"\n"
@@ -333,32 +338,24 @@ test_allowed_call_runs_in_a_sandbox(void **state)
 	    "expires = \"2099-01-01T00:00:00.000Z\"\n\n[constraints]\n"
 	    "paths = [\"%s\"]\n", files);
 	tu_write(grants, "list.toml", grant, strlen(grant));
-	broker = e2e_broker_start(home, true);
-	assert_int_equal(bport_new(e2e_broker_socket(broker), NULL, &bp, &err),
-	    0);
-	bport_tool_port(bp, &port);
-	memset(&env, 0, sizeof(env));
-	env.te_home = home;
-	env.te_model = mc;
-	env.te_port = &port;
-	env.te_max_steps = 16;
-
-	assert_int_equal(turn_run(&env, "chat-1758200000001", "what is on my "
-	    "list?", tu_record, &ev), 0);
+	snprintf(script, sizeof(script), "[{\"tool_calls\":[{\"name\":"
+	    "\"call_tool\",\"id\":\"call1\",\"arguments\":{\"name\":"
+	    "\"read_file\",\"arguments\":{\"path\":\"%s/list.txt\"}}}]},"
+	    "{\"text\":\"Oat milk and the plumber.\"}]", files);
+	e2e_up(&t, home, script, true);
+	assert_int_equal(turn_run(&t.e_env, "chat-1758200000001", "what is on "
+	    "my list?", tu_record, &ev), 0);
 	e = tu_find(&ev, BX_EVENT_TOOL_RESULT, 0);
 	assert_non_null(e);
 	assert_int_equal(e->status, BX_STATUS_RESULT);
 	assert_string_equal(e->content, "oat milk\nplumber\n");
 	assert_int_equal(e->class, BX_CLASS_PRIVATE);
 	tu_events_free(&ev);
-	body = fake_llama_request(fl, 1);
+	body = fake_llama_request(t.e_fl, 1);
 	assert_non_null(strstr(body, "oat milk\\nplumber\\n"));
 	free(body);
-
-	e2e_broker_stop(broker);
-	bport_free(bp);
-	model_client_free(mc);
-	fake_llama_stop(fl);
+	e2e_broker_stop(t.e_broker);
+	e2e_down(&t);
 	tu_rmtree(home);
 	tu_rmtree(files);
 }
