@@ -87,7 +87,7 @@ start(struct fixture *f)
 	FILE *fp;
 
 	snprintf(runner, sizeof(runner), "kind = \"%s\"\ntimeout_ms = %d\n"
-	    "memory_mb = %d\npids = 32\noutput_bytes = %d\n"
+	    "memory_mb = %d\npids = 32\noutput_bytes = %d\nmax_running = 1\n"
 	    "bxtool_path = \"%s/src/bxtool/bxtool\"\n", kind, TIMEOUT_MS,
 	    MEMORY_MB, OUTPUT_BYTES, getenv("BX_BUILD_ROOT"));
 	assert_int_equal(rh_home_config(&f->home, 900000, runner), 0);
@@ -678,6 +678,46 @@ test_brokerd_killed_mid_call(void **state)
 }
 
 /*
+ * max_running = 1: three calls of three sessions sent at once run one after
+ * another, never two sandboxes at a time (a directory in a shared grant
+ * that each call makes and removes shows any overlap), and all three are
+ * answered.
+ */
+static void
+test_max_running_holds(void **state)
+{
+	struct fixture *f = *state;
+	struct rh_call c[3];
+	struct rh_answer a;
+	char paths[PATH_MAX], args[2 * PATH_MAX], session[32], id[32];
+	char *content;
+	int i;
+
+	snprintf(paths, sizeof(paths), "\"%s/work\"", f->data);
+	grant(f, "shell", "shell", paths);
+	snprintf(args, sizeof(args), "{\"command\":\"mkdir slot || echo "
+	    "OVERLAP; sleep 0.3; rmdir slot\",\"cwd\":\"%s/work\"}", f->data);
+	for (i = 0; i < 3; i++) {
+		snprintf(session, sizeof(session), "slots-%d", i);
+		snprintf(id, sizeof(id), "slot%d", i);
+		assert_int_equal(rh_call_tool(&c[i], f->home.broker, session, id,
+		    "shell", args), 0);
+	}
+	for (i = 0; i < 3; i++) {
+		content = NULL;
+		rh_call_next_full(&c[i], 3 * TIMEOUT_MS + RH_WAIT_MS, &a,
+		    &content);
+		rh_call_close(&c[i]);
+		assert_int_equal(a.a_got, RH_FINAL);
+		assert_int_equal(a.a_status, BX_STATUS_RESULT);
+		assert_non_null(content);
+		assert_null(strstr(content, "OVERLAP"));
+		free(content);
+	}
+	expect_nothing_left(f);
+}
+
+/*
  * An owner who is not root, on this cgroup v1 host: neither runtime can
  * hold the memory and pids limits there (rootless podman ignores them, and
  * an unprivileged bwrap cannot make cgroups), so brokerd refuses to start,
@@ -731,6 +771,8 @@ main(int argc, char **argv)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_brokerd_killed_mid_call,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_running_holds, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_unprivileged_owner_is_refused, setup, teardown),
 	};
