@@ -120,38 +120,94 @@ add_mount(struct builder *b, const char *path, bool writable)
 	return add(b, SB_BIND, writable, path, path);
 }
 
+/* Where the host path p, inside the bind of real at dst, shows. */
+static void
+inside_path(const char *dst, const char *real, const char *p, char *out,
+    size_t size)
+{
+	size_t rlen = strcmp(real, "/") == 0 ? 0 : strlen(real);
+
+	snprintf(out, size, "%s%s", strcmp(dst, "/") == 0 ? "" : dst, p + rlen);
+	if (out[0] == '\0')
+		snprintf(out, size, "/");
+}
+
+/* Whether path is one of Boxmaker's own paths or below one. */
+static bool
+is_protected(const struct sandbox_host *h, const char *path)
+{
+	size_t j;
+
+	for (j = 0; j < h->sh_nprotected; j++)
+		if (under(h->sh_protected[j], path))
+			return true;
+	return false;
+}
+
 /*
- * Covers for Boxmaker's paths that a bind shows: the bind's source with
- * symlinks resolved is compared with each protected real path, and the
- * cover goes where that path appears inside the sandbox.
+ * Pins each directory between a writable bind and the protected path p
+ * below it by binding it onto itself: a mount point cannot be renamed, so
+ * a tool cannot move Boxmaker's home (and its cover) out of the way and
+ * put a directory of its own at the covered path.
  */
 static int
-add_covers(struct builder *b, size_t nbinds)
+pin_ancestors(struct builder *b, const char *dst, const char *real,
+    const char *p)
+{
+	char anc[4096], at[8192];
+	size_t rlen = strcmp(real, "/") == 0 ? 0 : strlen(real), i;
+
+	for (i = rlen + 1; p[i] != '\0'; i++) {
+		if (p[i] != '/')
+			continue;
+		snprintf(anc, sizeof(anc), "%.*s", (int)i, p);
+		if (is_protected(b->b_host, anc))
+			continue;	/* covered itself */
+		inside_path(dst, real, anc, at, sizeof(at));
+		if (add(b, SB_BIND, true, anc, at) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Guards bind i against Boxmaker's own paths, on its source with symlinks
+ * resolved: a source inside one becomes an empty read-only directory; one
+ * that holds one gets a cover where it shows (and, writable, its
+ * ancestors pinned). The bind then mounts the resolved path, the one that
+ * was checked.
+ */
+static int
+guard_bind(struct builder *b, size_t i)
 {
 	const struct sandbox_host *h = b->b_host;
-	const struct sandbox_op *op;
-	char dst[8192], *real;
-	size_t i, j, rlen;
+	struct sandbox_op *op = &b->b_view->v_ops[i];
+	char at[8192], *real;
+	size_t j;
 	int rc = 0;
 
-	for (i = 0; i < nbinds && rc == 0; i++) {
-		op = &b->b_view->v_ops[i];
-		if (op->o_kind != SB_BIND)
-			continue;
-		if ((real = h->sh_resolve(op->o_src)) == NULL)
-			continue;	/* absent: the bind fails, shows nothing */
-		rlen = strcmp(real, "/") == 0 ? 0 : strlen(real);
-		for (j = 0; j < h->sh_nprotected && rc == 0; j++) {
-			if (!under(real, h->sh_protected[j]))
-				continue;
-			snprintf(dst, sizeof(dst), "%s%s",
-			    strcmp(op->o_dst, "/") == 0 ? "" : op->o_dst,
-			    h->sh_protected[j] + rlen);
-			if (dst[0] == '\0')
-				snprintf(dst, sizeof(dst), "/");
-			rc = add(b, SB_COVER, false, NULL, dst);
-		}
+	if ((real = h->sh_resolve(op->o_src)) == NULL)
+		return 0;	/* absent: the bind fails, shows nothing */
+	if (is_protected(h, real)) {
+		op->o_kind = SB_COVER;
+		op->o_writable = false;
+		free(op->o_src);
+		op->o_src = NULL;
 		free(real);
+		return 0;
+	}
+	free(op->o_src);
+	op->o_src = real;
+	for (j = 0; j < h->sh_nprotected && rc == 0; j++) {
+		if (!under(real, h->sh_protected[j]))
+			continue;
+		inside_path(op->o_dst, real, h->sh_protected[j], at,
+		    sizeof(at));
+		rc = add(b, SB_COVER, false, NULL, at);
+		op = &b->b_view->v_ops[i];
+		if (rc == 0 && op->o_writable)
+			rc = pin_ancestors(b, op->o_dst, op->o_src,
+			    h->sh_protected[j]);
 	}
 	return rc;
 }
@@ -178,7 +234,10 @@ by_depth(const void *a, const void *b)
 
 	if (dx != dy)
 		return dx < dy ? -1 : 1;
-	return strcmp(x->o_dst, y->o_dst);
+	if (strcmp(x->o_dst, y->o_dst) != 0)
+		return strcmp(x->o_dst, y->o_dst);
+	/* The same path: the sandbox's own first, so a grant of it wins. */
+	return x->o_order < y->o_order ? -1 : x->o_order > y->o_order;
 }
 
 /* Drops a cover inside another cover: the outer one already hides it. */
@@ -202,26 +261,70 @@ prune_covers(struct sandbox_view *v, size_t first)
 	v->v_nops = n;
 }
 
-/* Orders binds by depth, then the covers by depth, then the helper. */
+/*
+ * Of ops with the same destination (sorted next to each other) keeps the
+ * last, the one that would be mounted on top: podman refuses a repeated
+ * destination, and what it would hide is never seen anyway. Returns the
+ * new count of the first n ops; the rest move down behind them.
+ */
+static size_t
+drop_shadowed(struct sandbox_view *v, size_t n)
+{
+	size_t i, kept = 0, rest = v->v_nops - n;
+
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n &&
+		    strcmp(v->v_ops[i].o_dst, v->v_ops[i + 1].o_dst) == 0) {
+			free(v->v_ops[i].o_src);
+			free(v->v_ops[i].o_dst);
+			continue;
+		}
+		v->v_ops[kept++] = v->v_ops[i];
+	}
+	memmove(v->v_ops + kept, v->v_ops + n, rest * sizeof(*v->v_ops));
+	v->v_nops = kept + rest;
+	return kept;
+}
+
+/* Moves the ops other than covers to the front; how many there are. */
+static size_t
+covers_last(struct sandbox_view *v)
+{
+	struct sandbox_op tmp;
+	size_t i, n = 0;
+
+	for (i = 0; i < v->v_nops; i++)
+		if (v->v_ops[i].o_kind != SB_COVER) {
+			tmp = v->v_ops[n];
+			v->v_ops[n++] = v->v_ops[i];
+			v->v_ops[i] = tmp;
+		}
+	return n;
+}
+
+/* Binds by depth, then the covers by depth, then the helper. */
 static int
 arrange(struct builder *b)
 {
 	struct sandbox_view *v = b->b_view;
-	size_t i, nbinds = 0;
-	struct sandbox_op tmp;
+	size_t i, n;
 
 	for (i = 0; i < v->v_nops; i++)
-		if (v->v_ops[i].o_kind != SB_COVER) {
-			tmp = v->v_ops[nbinds];
-			v->v_ops[nbinds++] = v->v_ops[i];
-			v->v_ops[i] = tmp;
-		}
-	qsort(v->v_ops, nbinds, sizeof(*v->v_ops), by_depth);
-	if (add_covers(b, nbinds) == -1)
-		return -1;
-	qsort(v->v_ops + nbinds, v->v_nops - nbinds, sizeof(*v->v_ops),
-	    by_depth);
-	prune_covers(v, nbinds);
+		v->v_ops[i].o_order = i;
+	n = covers_last(v);
+	/* The call's own generated /etc lies in the home: not a grant's. */
+	for (i = 0; i < n; i++)
+		if (v->v_ops[i].o_kind == SB_BIND &&
+		    !under(v->v_calldir, v->v_ops[i].o_src) &&
+		    guard_bind(b, i) == -1)
+			return -1;
+	for (i = 0; i < v->v_nops; i++)
+		v->v_ops[i].o_order = i;
+	n = covers_last(v);
+	qsort(v->v_ops, n, sizeof(*v->v_ops), by_depth);
+	qsort(v->v_ops + n, v->v_nops - n, sizeof(*v->v_ops), by_depth);
+	n = drop_shadowed(v, n);
+	prune_covers(v, n);
 	return add(b, SB_HELPER, false, b->b_host->sh_bxtool, SANDBOX_BXTOOL);
 }
 

@@ -15,7 +15,12 @@
  *	/.boxmaker/bxtool	the helper, read-only, last of all
  *
  * Mounts apply from the shortest destination to the longest, so the more
- * specific wins; the covers and the helper come after everything. A grant
+ * specific wins (at the same path, a grant over the sandbox's own); the
+ * covers and the helper come after everything. Each bind's source is
+ * resolved through symlinks and compared with Boxmaker's own paths: one
+ * inside them shows an empty directory, one that holds them shows a cover
+ * there, and a writable one has each directory down to them bound onto
+ * itself, since a mount point cannot be renamed away. A grant
  * of "/" is mounted as the host's top-level entries (its directories and
  * files, not its symlinks), each at its own path, so that the sandbox keeps
  * its own root, /usr, /etc, /tmp, /proc and /dev under it.
@@ -61,6 +66,7 @@ struct sandbox_op {
 	bool			 o_writable;
 	char			*o_src;		/* NULL for tmpfs, proc, dev */
 	char			*o_dst;
+	size_t			 o_order;	/* made before: mounted before */
 };
 
 /* What every call of this brokerd shares; filled at startup. */

@@ -28,9 +28,12 @@ struct golden {
 	char				 g_bwrap_args[16384];
 };
 
+/* Symlinks resolved as this fake host has them: /srv/link -> /h/audit. */
 static char *
 identity(const char *path)
 {
+	if (strcmp(path, "/srv/link") == 0)
+		return strdup("/h/audit");
 	return strdup(path);
 }
 
@@ -248,13 +251,55 @@ test_covers_of_boxmaker_paths(void **state)
 	assert_null(strstr(f->g.g_bwrap_args, "--bind /etc/boxmaker/x"));
 }
 
+/* A grant whose path is a link into the home shows an empty directory. */
+static void
+test_link_into_boxmaker_is_covered(void **state)
+{
+	struct fixture *f = *state;
+
+	run_call(f, "shell", "paths = [\"/srv/link\"]",
+	    "{\"command\":\"ls\",\"cwd\":\"/srv/link\"}");
+	assert_null(strstr(f->g.g_bwrap_args, "--bind /h/audit"));
+	assert_null(strstr(f->g.g_bwrap_args, "--bind /srv/link"));
+	assert_non_null(strstr(f->g.g_bwrap_args,
+	    "--ro-bind /h/broker/runner/41/cover /srv/link "));
+}
+
+/*
+ * A writable grant that holds the home deep down: each directory on the
+ * way is bound onto itself, so no tool can rename the home away from its
+ * cover; a read-only one needs no pins.
+ */
+static void
+test_writable_ancestors_are_pinned(void **state)
+{
+	struct fixture *f = *state;
+
+	f->host.sh_protected[0] = "/srv/a/b/boxmaker";
+	run_call(f, "shell", "paths = [\"/srv\"]",
+	    "{\"command\":\"ls\",\"cwd\":\"/srv\"}");
+	assert_non_null(strstr(f->g.g_bwrap_args, "--bind /srv /srv "));
+	assert_non_null(strstr(f->g.g_bwrap_args, "--bind /srv/a /srv/a "));
+	assert_non_null(strstr(f->g.g_bwrap_args, "--bind /srv/a/b /srv/a/b "
+	    "--ro-bind /h/broker/runner/41/cover /srv/a/b/boxmaker "));
+	assert_non_null(strstr(f->g.g_bwrap_args,
+	    "--ro-bind /h/broker/runner/41/cover /srv/a/b/boxmaker "));
+	assert_non_null(strstr(f->g.g_podman, "-v /srv/a:/srv/a:rw "));
+	assert_non_null(strstr(f->g.g_podman, "-v /srv/a/b:/srv/a/b:rw "));
+	run_call(f, "read_file", "paths = [\"/srv\"]",
+	    "{\"path\":\"/srv/x\"}");
+	assert_null(strstr(f->g.g_bwrap_args, "--bind /srv/a "));
+	assert_non_null(strstr(f->g.g_bwrap_args,
+	    "--ro-bind /h/broker/runner/41/cover /srv/a/b/boxmaker "));
+}
+
 /* podman's -v cannot say a path with ':' or ','; the call cannot run. */
 static void
 test_podman_refuses_a_colon(void **state)
 {
 	struct fixture *f = *state;
 	struct sandbox_view v;
-	struct sandbox_op op = { SB_BIND, false, "/a:b", "/a:b" };
+	struct sandbox_op op = { SB_BIND, false, "/a:b", "/a:b", 0 };
 	struct podman_opts po = { "/usr/bin/podman", NULL, "x", "/p", 8, 100,
 	    NULL };
 	struct argv a;
@@ -286,6 +331,10 @@ main(void)
 		    test_shell_grant_of_root_covers_the_home, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_covers_of_boxmaker_paths,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_link_into_boxmaker_is_covered, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_writable_ancestors_are_pinned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_podman_refuses_a_colon,
 		    setup, teardown),
 	};

@@ -114,9 +114,12 @@ setup(void **state)
 	 */
 	if (f == NULL)
 		return -1;
+	/* The home two levels down: a writable grant of top holds it deep. */
 	snprintf(f->top, sizeof(f->top), "%s", TEST_TOP);
-	if (mkdtemp(f->top) == NULL ||
-	    setenv("TMPDIR", f->top, 1) == -1 ||
+	if (mkdtemp(f->top) == NULL)
+		return -1;
+	snprintf(sub, sizeof(sub), "%s/h", f->top);
+	if (mkdir(sub, 0700) == -1 || setenv("TMPDIR", sub, 1) == -1 ||
 	    rh_home_make(&f->home, 900000) == -1)
 		return -1;
 	snprintf(f->data, sizeof(f->data), "%s/data", f->top);
@@ -458,12 +461,56 @@ test_grant_of_root_hides_boxmaker(void **state)
 	assert_null(strstr(out, "BROKER"));
 	assert_null(strstr(out, "jsonl"));
 	assert_null(strstr(out, "[paths]"));
-	assert_non_null(strstr(out, "done"));
+	if (strstr(out, "done") == NULL)
+		fail_msg("the shell did not run to its end: %s", out);
 	free(out);
 	/* The host's other files are there, at their paths. */
 	out = shell(f, "/", "ls %s", f->data);
 	assert_non_null(strstr(out, "docs"));
 	free(out);
+	expect_nothing_left(f);
+}
+
+/*
+ * A grant that reaches the audit log through a symlink shows an empty
+ * directory (or, where podman's runc follows the link to mount the cover,
+ * cannot start: unavailable); a writable grant holding the home cannot rename the home (or
+ * a directory above it) away from its cover and put its own in its place.
+ */
+static void
+test_boxmaker_paths_stay_covered(void **state)
+{
+	struct fixture *f = *state;
+	char link[PATH_MAX], audit[PATH_MAX], paths[3 * PATH_MAX], *out;
+	const char *name = strrchr(f->home.dir, '/') + 1;
+
+	snprintf(audit, sizeof(audit), "%s/audit", f->home.dir);
+	snprintf(link, sizeof(link), "%s/work/link", f->data);
+	assert_int_equal(symlink(audit, link), 0);
+	snprintf(paths, sizeof(paths), "\"%s\"", link);
+	grant(f, "shell", "shell", paths);
+	out = shell(f, link, "ls -A; cat *.jsonl 2>&1 | head -c 100");
+	assert_null(strstr(out, "\"seq\""));
+	assert_null(strstr(out, ".jsonl\n"));
+	free(out);
+	snprintf(paths, sizeof(paths), "\"%s\"", f->top);
+	grant(f, "shell", "shell", paths);
+	out = shell(f, f->top, "mv h/%s moved 2>&1; mv h x 2>&1; "
+	    "mkdir -p h/%s/grants && echo 'tool = 1' > h/%s/grants/evil.toml; "
+	    "ls -A h/%s", name, name, name, name);
+	assert_int_equal(f->last.a_status, BX_STATUS_RESULT);
+	/* A listing of the home would have the line "audit". */
+	if (strstr(out, "\naudit\n") != NULL || strncmp(out, "audit\n", 6) == 0)
+		fail_msg("the home showed: %s", out);
+	free(out);
+	assert_int_equal(access(f->home.audit, F_OK), 0);
+	snprintf(link, sizeof(link), "%s/evil.toml", f->home.grants);
+	assert_int_equal(access(link, F_OK), -1);
+	/* mv may copy what it cannot rename: the empty cover, no log. */
+	snprintf(link, sizeof(link), "%s/moved/audit", f->top);
+	assert_int_equal(access(link, F_OK), -1);
+	snprintf(link, sizeof(link), "%s/x", f->top);
+	assert_int_equal(access(link, F_OK), -1);
 	expect_nothing_left(f);
 }
 
@@ -764,6 +811,8 @@ main(int argc, char **argv)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_grant_of_root_hides_boxmaker, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_boxmaker_paths_stay_covered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_network, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
