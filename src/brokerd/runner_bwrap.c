@@ -2,10 +2,11 @@
  * runner_bwrap.c: the bubblewrap runtime (runner_impl.h). bwrap has no
  * limits of its own, so the call's cgroup (joined by the child before it
  * execs bwrap) holds memory and processes, and brokerd's seccomp program
- * (seccomp.h) goes in through --seccomp. An early end kills the sandbox's
- * pid 1, the child-pid bwrap reports on its status descriptor: that ends
- * everything inside at once, where killing the outer bwrap in its first
- * milliseconds could leave the sandbox running (the probe). The options go
+ * (seccomp.h) goes in through --seccomp. An early end kills everything in
+ * the call's cgroup, where killing the outer bwrap alone in its first
+ * milliseconds could leave the sandbox running (the probe); the status
+ * descriptor is only kept open, since bwrap dies of SIGPIPE writing its
+ * last line to a closed one. The options go
  * in through --args, so the host paths never show in /proc/1/cmdline.
  */
 #include <sys/mman.h>
@@ -135,35 +136,24 @@ fill_args(int fd, const struct argv *opts, struct bx_error *err)
 }
 
 struct bwrap_watch {
-	pid_t			 bw_sandbox;	/* its pid 1; 0 until said */
 	pid_t			 bw_bwrap;
 	struct cgroup_call	*bw_cgroup;
 };
 
-static void
-on_status(void *ctx, const char *line)
-{
-	struct bwrap_watch *w = ctx;
-	const char *p;
-	long pid;
-
-	if (w->bw_sandbox != 0 || (p = strstr(line, "\"child-pid\"")) == NULL)
-		return;
-	p += strlen("\"child-pid\"");
-	p += strspn(p, " :");
-	pid = strtol(p, NULL, 10);
-	if (pid > 1)
-		w->bw_sandbox = (pid_t)pid;
-}
-
+/*
+ * Everything the sandbox runs is in the call's cgroup (the child joined it
+ * before it execed bwrap): killing what is in it ends the sandbox whole,
+ * also in bwrap's first milliseconds, and names no pid that bwrap may
+ * already have reaped. bwrap itself is killed too, still unreaped.
+ */
 static void
 kill_sandbox(void *ctx)
 {
 	struct bwrap_watch *w = ctx;
 	struct bx_error ignored;
 
-	kill(w->bw_sandbox != 0 ? w->bw_sandbox : w->bw_bwrap, SIGKILL);
 	(void)cgroup_call_kill(w->bw_cgroup, &ignored);
+	kill(w->bw_bwrap, SIGKILL);
 }
 
 int
@@ -171,8 +161,8 @@ bwrap_run(const struct backend_settings *bs, struct sandbox_call *call,
     struct exec_outcome *ret, struct bx_error *err)
 {
 	struct bwrap_opts o = { bs->bs_program, -1, -1, -1 };
-	struct bwrap_watch w = { 0, 0, call->sc_cgroup };
-	struct exec_hooks hooks = { kill_sandbox, on_status, &w };
+	struct bwrap_watch w = { 0, call->sc_cgroup };
+	struct exec_hooks hooks = { kill_sandbox, NULL, &w };
 	struct argv opts, a;
 	struct exec_spawn sp;
 	struct exec_child c;

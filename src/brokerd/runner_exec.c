@@ -44,6 +44,10 @@ child(const struct exec_spawn *sp, int in, int out, int errfd)
 
 	if (dup2(in, 0) == -1 || dup2(out, 1) == -1 || dup2(errfd, 2) == -1)
 		_exit(126);
+	/* dup2 onto itself keeps FD_CLOEXEC: cleared whatever the numbers. */
+	for (i = 0; i < 3; i++)
+		if (fcntl((int)i, F_SETFD, 0) == -1)
+			_exit(126);
 	for (i = 0; i < sp->es_nkeep; i++)
 		if (fcntl(sp->es_keep_fds[i], F_SETFD, 0) == -1)
 			_exit(126);
@@ -71,6 +75,7 @@ exec_start(const struct exec_spawn *sp, struct exec_child *ret,
 {
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, er[2] = { -1, -1 };
 	struct exec_child c;
+	bool listed;
 	pid_t pid;
 
 	if ((sp->es_stdin ? pipe2(in, O_CLOEXEC) :
@@ -88,8 +93,16 @@ exec_start(const struct exec_spawn *sp, struct exec_child *ret,
 	}
 	if (pid == 0)
 		child(sp, in[0], out[1], er[1]);
-	exec_live_swap(0, pid);
+	listed = exec_live_swap(0, pid);
 	exec_live_unlock();
+	if (!listed) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+			continue;
+		bx_fail(err, "runner: more than %d runtime processes at once",
+		    EXEC_MAX_LIVE);
+		goto fail;
+	}
 	memset(&c, 0, sizeof(c));
 	c.ec_pid = pid;
 	c.ec_started_ms = bx_clock_mono_ms();
@@ -127,6 +140,7 @@ struct watch {
 	size_t			 w_line_len;
 	bool			 w_killed;
 	int64_t			 w_killed_ms;
+	bool			 w_sigkilled;	/* past the grace: SIGKILL sent */
 	bool			 w_exited;
 	int64_t			 w_exited_ms;
 };
@@ -134,7 +148,8 @@ struct watch {
 static void
 end_early(struct watch *w, enum exec_end why)
 {
-	if (w->w_killed)
+	/* Once reaped, its pid may be another's: nothing more is sent. */
+	if (w->w_killed || w->w_exited)
 		return;
 	w->w_o->eo_end = why;
 	w->w_killed = true;
@@ -215,6 +230,8 @@ next_wait(const struct watch *w, int64_t now)
 
 	if (w->w_exited)
 		until = w->w_exited_ms + EXEC_DRAIN_MS;
+	else if (w->w_sigkilled)
+		return 1000;	/* only the pidfd can end this wait */
 	else if (w->w_killed)
 		until = w->w_killed_ms + EXEC_KILL_GRACE_MS;
 	else
@@ -225,12 +242,16 @@ next_wait(const struct watch *w, int64_t now)
 static void
 on_deadline(struct watch *w, int64_t now)
 {
+	if (w->w_exited)
+		return;
 	if (!w->w_killed &&
 	    now >= w->w_c->ec_started_ms + w->w_lim->el_timeout_ms)
 		end_early(w, EXEC_TIMED_OUT);
-	else if (w->w_killed && !w->w_exited &&
-	    now >= w->w_killed_ms + EXEC_KILL_GRACE_MS)
+	else if (w->w_killed && !w->w_sigkilled &&
+	    now >= w->w_killed_ms + EXEC_KILL_GRACE_MS) {
 		kill(w->w_c->ec_pid, SIGKILL);
+		w->w_sigkilled = true;
+	}
 }
 
 static void
@@ -398,7 +419,7 @@ exec_command(char *const argv[], int64_t timeout_ms, size_t max,
 	sp.es_argv = argv;
 	sp.es_status_read = -1;
 	lim.el_timeout_ms = timeout_ms;
-	lim.el_output_bytes = max;
+	lim.el_output_bytes = ret_out != NULL ? max : EXEC_DISCARD_MAX;
 	lim.el_hangup_fd = -1;
 	if (exec_start(&sp, &c, err) == -1 ||
 	    exec_supervise(&c, &lim, &hooks, &o, err) == -1)

@@ -37,6 +37,10 @@
 #define EXEC_DRAIN_MS		1000
 /* Descriptors a child keeps at their numbers (seccomp, args, status). */
 #define EXEC_MAX_KEEP		4
+/* What exec_command reads and drops of a command whose output is unwanted. */
+#define EXEC_DISCARD_MAX	(1024 * 1024)
+/* Runtime processes watched at once (calls and their podman commands). */
+#define EXEC_MAX_LIVE		256
 #define EXEC_MAX_JOIN		4
 
 struct exec_spawn {
@@ -132,6 +136,6 @@ size_t	exec_reap_orphans(void);
  */
 void	exec_live_lock(void);
 void	exec_live_unlock(void);
-void	exec_live_swap(pid_t old, pid_t new);
+bool	exec_live_swap(pid_t old, pid_t new);	/* false: old not found */
 
 #endif

@@ -136,7 +136,7 @@ list_root(struct runner_sandbox *rs, struct bx_error *err)
 
 	if ((d = opendir("/")) == NULL)
 		return bx_fail(err, "runner: /: %s", strerror(errno));
-	while ((e = readdir(d)) != NULL && n < SANDBOX_MAX_ROOT_ENTRIES) {
+	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.' && (e->d_name[1] == '\0' ||
 		    (e->d_name[1] == '.' && e->d_name[2] == '\0')))
 			continue;
@@ -144,8 +144,16 @@ list_root(struct runner_sandbox *rs, struct bx_error *err)
 		if (lstat(path, &st) == -1 ||
 		    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
 			continue;
-		if ((rs->rs_entries[n] = strdup(e->d_name)) == NULL)
-			break;
+		if (n == SANDBOX_MAX_ROOT_ENTRIES) {
+			closedir(d);
+			return bx_fail(err, "runner: / holds more than %d "
+			    "directories and files; a grant of / could not "
+			    "show them all", SANDBOX_MAX_ROOT_ENTRIES);
+		}
+		if ((rs->rs_entries[n] = strdup(e->d_name)) == NULL) {
+			closedir(d);
+			return bx_fail(err, "runner: out of memory");
+		}
 		rs->rs_host.sh_root_entries[n] = rs->rs_entries[n];
 		n++;
 	}

@@ -11,6 +11,7 @@
  * false, and only an OOM in that cgroup is seen (cgroup.h).
  */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,13 +139,21 @@ remove_container(const char *program, const char *which)
 struct podman_kill {
 	const char	*pk_program;
 	char		 pk_name[96];
+	pid_t		 pk_run;	/* podman run, unreaped while this runs */
 };
 
+/*
+ * SIGTERM reaches the tool through podman run (--init makes it count) even
+ * while the container is still being made, when there is nothing to remove
+ * yet; the removal ends one that exists. remove_call removes it once more
+ * after an early end, for one made after this.
+ */
 static void
 kill_container(void *ctx)
 {
 	struct podman_kill *k = ctx;
 
+	kill(k->pk_run, SIGTERM);
 	remove_container(k->pk_program, k->pk_name);
 }
 
@@ -180,8 +189,10 @@ podman_run(const struct backend_settings *bs, struct sandbox_call *call,
 	sp.es_cwd = v->v_calldir;	/* conmon leaves an "oom" file there */
 	sp.es_status_read = -1;
 	call->sc_abnormal = true;
-	if (exec_start(&sp, &c, err) == -1 ||
-	    exec_supervise(&c, call->sc_limits, &hooks, ret, err) == -1)
+	if (exec_start(&sp, &c, err) == -1)
+		goto out;
+	k.pk_run = c.ec_pid;
+	if (exec_supervise(&c, call->sc_limits, &hooks, ret, err) == -1)
 		goto out;
 	call->sc_abnormal = ret->eo_end != EXEC_EXITED;
 	rc = 0;

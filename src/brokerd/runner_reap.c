@@ -22,7 +22,6 @@
  * that exec_reap_orphans never takes another call's child. A subreaper
  * brokerd (bwrap) also inherits what a dying runtime leaves.
  */
-#define EXEC_MAX_LIVE	256
 static pthread_mutex_t	live_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t		live[EXEC_MAX_LIVE];
 
@@ -38,7 +37,7 @@ exec_live_unlock(void)
 	pthread_mutex_unlock(&live_lock);
 }
 
-void
+bool
 exec_live_swap(pid_t old, pid_t new)
 {
 	size_t i;
@@ -46,8 +45,9 @@ exec_live_swap(pid_t old, pid_t new)
 	for (i = 0; i < EXEC_MAX_LIVE; i++)
 		if (live[i] == old) {
 			live[i] = new;
-			break;
+			return true;
 		}
+	return false;
 }
 
 static bool

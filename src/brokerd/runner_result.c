@@ -261,6 +261,34 @@ tool_result(const struct result_input *in, const struct status *st,
 	    WEXITSTATUS(o->eo_wait_status)), false, err);
 }
 
+/* No tool ran: unavailable, in brokerd's and the runtime's words. */
+static int
+not_started(const struct result_input *in, const struct status *st,
+    struct run_result *r, struct bx_error *err)
+{
+	const struct exec_outcome *o = in->ri_run;
+	char *words;
+	int rc;
+
+	if (o->eo_end == EXEC_HUNG_UP)
+		return set(r, RUN_UNAVAILABLE, strdup("the caller went away"),
+		    false, err);
+	if (o->eo_end == EXEC_TIMED_OUT)
+		return set(r, RUN_UNAVAILABLE, printf_text("%s: the sandbox did "
+		    "not start within %lld ms", in->ri_runtime,
+		    (long long)in->ri_timeout_ms), false, err);
+	/* The runtime may quote a path that is not UTF-8, cut anywhere. */
+	words = valid_utf8(st->st_words, utf8_cut(st->st_words,
+	    strlen(st->st_words), sizeof(st->st_words)));
+	if (words == NULL)
+		return bx_fail(err, "runner: out of memory");
+	rc = set(r, RUN_UNAVAILABLE, printf_text("%s could not start the "
+	    "sandbox: %s", in->ri_runtime, words[0] != '\0' ? words :
+	    "it said nothing"), false, err);
+	free(words);
+	return rc;
+}
+
 int
 runner_result(const struct result_input *in, struct run_result *ret,
     struct bx_error *err)
@@ -274,16 +302,11 @@ runner_result(const struct result_input *in, struct run_result *ret,
 
 	memset(&r, 0, sizeof(r));
 	parse_status(o, &st);
-	if (o->eo_end == EXEC_HUNG_UP)
+	if (!st.st_started)
+		rc = not_started(in, &st, &r, err);
+	else if (o->eo_end == EXEC_HUNG_UP)
 		rc = set(&r, RUN_FAILED, strdup("the caller went away"), false,
 		    err);
-	else if (!st.st_started)
-		rc = set(&r, RUN_UNAVAILABLE, o->eo_end == EXEC_TIMED_OUT ?
-		    printf_text("%s: the sandbox did not start within %lld ms",
-		    in->ri_runtime, (long long)in->ri_timeout_ms) :
-		    printf_text("%s could not start the sandbox: %s",
-		    in->ri_runtime, st.st_words[0] != '\0' ? st.st_words :
-		    "it said nothing"), false, err);
 	else if (in->ri_oomed)
 		rc = set(&r, RUN_FAILED, printf_text("out of memory (%lld MiB)",
 		    (long long)in->ri_memory_mb), false, err);

@@ -4,12 +4,13 @@
  * the empty directory that covers Boxmaker's own paths. Every mount point
  * the view needs is made here, before the runtime starts, because both
  * runtimes bind read-only directories in which they cannot make one.
- * Removal walks with openat(2) and O_NOFOLLOW: a link a tool left (or a
- * runtime made, such as podman's etc/mtab) is removed, never followed.
+ * Removal walks depth first without following links: a link a runtime
+ * made (podman's etc/mtab) is removed, never followed.
  */
 #include <sys/stat.h>
 
 #include <dirent.h>
+#include <ftw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,8 +29,8 @@ static const char *const skeleton_dirs[] = {
 static const char *const skeleton_links[] = {
 	"bin", "lib", "lib64", "sbin", NULL,
 };
-/* The removal walk's bound: a tool cannot nest the skeleton deeper. */
-#define SANDBOX_DIR_DEPTH	64
+/* Descriptors the removal walk holds at once. */
+#define SANDBOX_DIR_FDS		16
 
 /* Makes every missing directory of rel (relative) under base, 0755. */
 static int
@@ -225,60 +226,35 @@ fail:
 	return -1;
 }
 
-/* Empties the directory open at fd, depth levels deep at most. */
+/* nftw's callback: each entry after what it holds, none followed. */
 static int
-empty_dir(int fd, const char *path, int depth, struct bx_error *err)
+remove_entry(const char *path, const struct stat *st, int type,
+    struct FTW *ftw)
 {
-	struct dirent *e;
-	DIR *d;
-	int sub, rc = 0;
-
-	if (depth > SANDBOX_DIR_DEPTH)
-		return bx_fail(err, "sandbox: %s nests deeper than %d", path,
-		    SANDBOX_DIR_DEPTH);
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return bx_fail(err, "sandbox: %s: %s", path, strerror(errno));
-	}
-	while (rc == 0 && (e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (unlinkat(dirfd(d), e->d_name, 0) == 0)
-			continue;
-		if (errno != EISDIR && errno != EPERM) {
-			rc = bx_fail(err, "sandbox: unlink %s/%s: %s", path,
-			    e->d_name, strerror(errno));
-			break;
-		}
-		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
-		if (sub == -1) {
-			rc = bx_fail(err, "sandbox: open %s/%s: %s", path,
-			    e->d_name, strerror(errno));
-			break;
-		}
-		rc = empty_dir(sub, path, depth + 1, err);
-		if (rc == 0 && unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) == -1)
-			rc = bx_fail(err, "sandbox: rmdir %s/%s: %s", path,
-			    e->d_name, strerror(errno));
-	}
-	closedir(d);
-	return rc;
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		return rmdir(path) == -1 ? -1 : 0;
+	return unlink(path) == -1 ? -1 : 0;
 }
 
 int
 sandbox_dir_remove(const char *calldir, struct bx_error *err)
 {
-	int fd;
+	struct stat st;
 
-	fd = open(calldir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1)
-		return errno == ENOENT ? 0 : bx_fail(err, "sandbox: open %s: "
-		    "%s", calldir, strerror(errno));
-	if (empty_dir(fd, calldir, 0, err) == -1)
-		return -1;
-	if (rmdir(calldir) == -1)
-		return bx_fail(err, "sandbox: rmdir %s: %s", calldir,
+	if (lstat(calldir, &st) == -1)
+		return errno == ENOENT ? 0 : bx_fail(err, "sandbox: %s: %s",
+		    calldir, strerror(errno));
+	/*
+	 * By path, depth first, not following links and not crossing into
+	 * another filesystem: only brokerd and the runtime write here (the
+	 * skeleton is read-only to the tool), and a grant's mount point may
+	 * nest as deep as a path allows.
+	 */
+	if (nftw(calldir, remove_entry, SANDBOX_DIR_FDS,
+	    FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0)
+		return bx_fail(err, "sandbox: cannot remove %s: %s", calldir,
 		    strerror(errno));
 	return 0;
 }
@@ -289,23 +265,29 @@ sandbox_dir_sweep(const char *runner_dir, size_t *ret_removed,
 {
 	char path[8192];
 	struct dirent *e;
+	struct bx_error first;
 	size_t removed = 0;
 	DIR *d;
-	int rc = 0;
 
+	first.msg[0] = '\0';
 	if ((d = opendir(runner_dir)) == NULL)
 		return errno == ENOENT ? (*ret_removed = 0, 0) :
 		    bx_fail(err, "sandbox: %s: %s", runner_dir,
 		    strerror(errno));
-	while (rc == 0 && (e = readdir(d)) != NULL) {
+	/* One that cannot go does not keep the others. */
+	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", runner_dir, e->d_name);
-		if ((rc = sandbox_dir_remove(path, err)) == 0)
+		if (sandbox_dir_remove(path, first.msg[0] == '\0' ? &first :
+		    err) == 0)
 			removed++;
 	}
 	closedir(d);
-	if (rc == 0)
-		*ret_removed = removed;
-	return rc;
+	if (first.msg[0] != '\0') {
+		*err = first;
+		return -1;
+	}
+	*ret_removed = removed;
+	return 0;
 }

@@ -7,9 +7,12 @@
  * that serve polls, so no handler runs at all; SIGPIPE is ignored (frames
  * are written with MSG_NOSIGNAL anyway).
  */
+#include <linux/close_range.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,6 +41,29 @@ print_line(void *ctx, const char *line)
 {
 	fprintf((FILE *)ctx, "%s\n", line);
 	fflush((FILE *)ctx);
+}
+
+/*
+ * Descriptors brokerd did not open itself must not reach a sandbox (bwrap
+ * passes every open descriptor on): whatever the launcher left open is
+ * closed at exec, and 0, 1 and 2 are made open, so that no pipe of a call
+ * lands on one of them.
+ */
+static int
+own_descriptors(void)
+{
+	int fd;
+
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
+		return -1;
+	for (;;) {
+		if ((fd = open("/dev/null", O_RDWR)) == -1)
+			return -1;
+		if (fd > 2) {
+			close(fd);
+			return 0;
+		}
+	}
 }
 
 /* Blocks the stop signals in this thread (and every thread it starts). */
@@ -200,6 +226,11 @@ serve_main(int argc, char **argv, FILE *out, FILE *errs)
 		return 2;
 	}
 	memset(&d, 0, sizeof(d));
+	if (own_descriptors() == -1) {
+		fprintf(errs, "brokerd: cannot set up its descriptors: %s\n",
+		    strerror(errno));
+		return 1;
+	}
 	if ((d.d_sigfd = stop_signals()) == -1) {
 		fprintf(errs, "brokerd: cannot take SIGTERM and SIGINT\n");
 		return 1;
