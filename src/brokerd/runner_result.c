@@ -71,19 +71,47 @@ parse_status(const struct exec_outcome *o, struct status *st)
 	}
 }
 
-/* The longest prefix of at most max bytes that ends on a whole sequence. */
+/*
+ * Whether the n bytes at p (fewer than a whole sequence) are the start of
+ * a valid one that a cut split: a lead byte and continuation bytes only.
+ */
+static bool
+split_sequence(const unsigned char *p, size_t n)
+{
+	size_t need, i;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		need = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		need = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		need = 4;
+	else
+		return false;
+	if (n >= need)
+		return false;
+	for (i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return false;
+	return true;
+}
+
+/*
+ * The longest prefix of at most max bytes that does not end inside a
+ * sequence the cut split; bytes that start no sequence are kept (they
+ * become U+FFFD later).
+ */
 static size_t
 utf8_cut(const char *s, size_t len, size_t max)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, n;
 
 	if (len > max)
 		len = max;
 	while (i < len) {
-		n = bx_utf8_len((const unsigned char *)s + i, len - i);
-		if (n == 0) {
-			/* A sequence the cut split: drop it; else keep the byte. */
-			if (len - i < 4 && (unsigned char)s[i] >= 0xc0)
+		if ((n = bx_utf8_len(u + i, len - i)) == 0) {
+			if (split_sequence(u + i, len - i))
 				break;
 			n = 1;
 		}
@@ -119,39 +147,51 @@ valid_utf8(const char *s, size_t len)
 	return out;
 }
 
+
+/* The escaped length of one byte, as runner_json_len counts it. */
+static size_t
+escaped_len(unsigned char c)
+{
+	if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' ||
+	    c == '\r' || c == '\t')
+		return 2;
+	return c < 0x20 ? 6 : 1;
+}
+
 size_t
 runner_json_len(const char *text, size_t len)
 {
 	size_t i, n = 0;
-	unsigned char c;
 
-	for (i = 0; i < len; i++) {
-		c = (unsigned char)text[i];
-		if (c == '"' || c == '\\' || c == '\b' || c == '\f' ||
-		    c == '\n' || c == '\r' || c == '\t')
-			n += 2;
-		else if (c < 0x20)
-			n += 6;
-		else
-			n++;
-	}
+	for (i = 0; i < len; i++)
+		n += escaped_len((unsigned char)text[i]);
 	return n;
 }
 
-/* Cuts valid UTF-8 text in place until its escaped form fits the frame. */
+/*
+ * Cuts valid UTF-8 text in place, at a sequence's end, where its escaped
+ * form would pass what the frame leaves for it; true if it cut.
+ */
 static bool
 fit_frame(char *text)
 {
-	size_t len = strlen(text), budget = BX_FRAME_MAX - RESULT_FRAME_RESERVE;
+	const unsigned char *u = (const unsigned char *)text;
+	size_t budget = BX_FRAME_MAX - RESULT_FRAME_RESERVE, used = 0, i = 0;
+	size_t n, len = strlen(text), k, cost;
 
-	if (runner_json_len(text, len) <= budget)
-		return false;
-	/* Escaping at most sixfolds a byte: start from the worst case. */
-	len = utf8_cut(text, len, budget);
-	while (len > 0 && runner_json_len(text, len) > budget)
-		len = utf8_cut(text, len, len - (len / 16 + 1));
-	text[len] = '\0';
-	return true;
+	while (i < len) {
+		if ((n = bx_utf8_len(u + i, len - i)) == 0)
+			n = 1;
+		for (cost = 0, k = 0; k < n; k++)
+			cost += escaped_len(u[i + k]);
+		if (used + cost > budget) {
+			text[i] = '\0';
+			return true;
+		}
+		used += cost;
+		i += n;
+	}
+	return false;
 }
 
 static int

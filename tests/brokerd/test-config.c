@@ -186,11 +186,76 @@ test_load(void **state)
 	free(dir);
 }
 
+/* [runner]: the defaults, every key, and the refusals naming key and line. */
+static void
+test_runner(void **state)
+{
+	struct config *c;
+
+	(void)state;
+	c = parse("", NULL);
+	assert_int_equal(c->c_runner.cr_kind, RUNNER_PODMAN);
+	assert_int_equal(c->c_runner.cr_timeout_ms, 30000);
+	assert_int_equal(c->c_runner.cr_memory_mb, 512);
+	assert_int_equal(c->c_runner.cr_pids, 128);
+	assert_int_equal(c->c_runner.cr_output_bytes, 262144);
+	assert_int_equal(c->c_runner.cr_max_running, 4);
+	assert_null(c->c_runner.cr_root);
+	assert_null(c->c_runner.cr_user);
+	assert_null(c->c_runner.cr_bxtool_path);
+	config_free(c);
+	c = parse("[runner]\nkind = \"bwrap\"\nroot = \"/srv/root\"\n"
+	    "timeout_ms = 100\nmemory_mb = 65536\npids = 8\n"
+	    "output_bytes = 1048576\nmax_running = 64\nuser = \"tools\"\n"
+	    "podman_runtime = \"runc\"\npodman_path = \"/opt/podman\"\n"
+	    "bwrap_path = \"bwrap\"\nbxtool_path = \"/opt/bxtool\"\n", NULL);
+	assert_int_equal(c->c_runner.cr_kind, RUNNER_BWRAP);
+	assert_string_equal(c->c_runner.cr_root, "/srv/root");
+	assert_int_equal(c->c_runner.cr_timeout_ms, 100);
+	assert_int_equal(c->c_runner.cr_memory_mb, 65536);
+	assert_int_equal(c->c_runner.cr_pids, 8);
+	assert_int_equal(c->c_runner.cr_output_bytes, 1048576);
+	assert_int_equal(c->c_runner.cr_max_running, 64);
+	assert_string_equal(c->c_runner.cr_user, "tools");
+	assert_string_equal(c->c_runner.cr_podman_runtime, "runc");
+	assert_string_equal(c->c_runner.cr_podman_path, "/opt/podman");
+	assert_string_equal(c->c_runner.cr_bwrap_path, "bwrap");
+	assert_string_equal(c->c_runner.cr_bxtool_path, "/opt/bxtool");
+	config_free(c);
+	c = parse("[runner]\nkind = \"refuse\"\nuser = \"\"\n", NULL);
+	assert_int_equal(c->c_runner.cr_kind, RUNNER_REFUSE);
+	assert_null(c->c_runner.cr_user);
+	config_free(c);
+	refused("[runner]\nkind = \"docker\"\n",
+	    "brokerd.toml:2: runner.kind must be \"podman\", \"bwrap\" or");
+	refused("[runner]\ntimeout = 5\n",
+	    "brokerd.toml:2: unknown key \"runner.timeout\"");
+	refused("[runner]\n\ntimeout_ms = 99\n",
+	    "brokerd.toml:3: runner.timeout_ms must be 100 to 3600000");
+	refused("[runner]\ntimeout_ms = 3600001\n", "100 to 3600000");
+	refused("[runner]\nmemory_mb = 15\n", "runner.memory_mb must be 16 to "
+	    "65536");
+	refused("[runner]\npids = 65537\n", "runner.pids must be 8 to 65536");
+	refused("[runner]\noutput_bytes = 1023\n",
+	    "runner.output_bytes must be 1024 to 1048576");
+	refused("[runner]\nmax_running = 0\n", "runner.max_running must be 1 "
+	    "to 64");
+	refused("[runner]\nmax_running = \"4\"\n",
+	    "runner.max_running must be an integer");
+	refused("[runner]\nkind = 1\n", "runner.kind must be a string");
+	refused("[runner]\nbxtool_path = \"bxtool\"\n",
+	    "runner.bxtool_path: not an absolute path");
+	refused("[runner]\npodman_path = \"\"\n", "runner.podman_path must "
+	    "be 1 to");
+	refused("runner = 1\n", "\"runner\" must be a table");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_runner),
 		cmocka_unit_test(test_env_home),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_errors),
