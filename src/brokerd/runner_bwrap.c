@@ -10,6 +10,9 @@
  * in through --args, so the host paths never show in /proc/1/cmdline.
  */
 #include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include <linux/openat2.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,12 +28,18 @@
 
 static void
 add_op(struct argv *a, const struct sandbox_view *v,
-    const struct sandbox_op *op)
+    const struct sandbox_op *op, int fd)
 {
 	switch (op->o_kind) {
 	case SB_BIND:
-		argv_add(a, op->o_writable ? "--bind" : "--ro-bind");
-		argv_add(a, "%s", op->o_src);
+		if (fd >= 0) {
+			argv_add(a, op->o_writable ? "--bind-fd" :
+			    "--ro-bind-fd");
+			argv_add(a, "%d", fd);
+		} else {
+			argv_add(a, op->o_writable ? "--bind" : "--ro-bind");
+			argv_add(a, "%s", op->o_src);
+		}
 		argv_add(a, "%s", op->o_dst);
 		break;
 	case SB_TMPFS:
@@ -88,7 +97,8 @@ bwrap_argv(const struct bwrap_opts *o, const struct sandbox_view *v,
 	argv_add(opts, "%s", v->v_rootfs);
 	argv_add(opts, "/");
 	for (i = 0; i < v->v_nops; i++)
-		add_op(opts, v, &v->v_ops[i]);
+		add_op(opts, v, &v->v_ops[i], o->bo_bind_fds != NULL ?
+		    o->bo_bind_fds[i] : -1);
 	argv_add(opts, "--remount-ro");
 	argv_add(opts, "/");
 	argv_add(opts, "--chdir");
@@ -135,6 +145,68 @@ fill_args(int fd, const struct argv *opts, struct bx_error *err)
 	return rc;
 }
 
+/*
+ * Opens each bind's source, the path sandbox.c resolved and checked, with
+ * no symlink anywhere in it: a component swapped for a link since then
+ * (by another call's tool, in a writable grant) fails the call instead of
+ * mounting where the link points. fds[i] is -1 for the other ops; the
+ * descriptors are O_PATH, and bwrap closes them once mounted.
+ */
+static int
+open_sources(const struct sandbox_view *v, int *fds, struct bx_error *err)
+{
+	struct open_how how;
+	size_t i;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	for (i = 0; i < v->v_nops; i++) {
+		fds[i] = -1;
+		if (v->v_ops[i].o_kind != SB_BIND)
+			continue;
+		fds[i] = (int)syscall(SYS_openat2, AT_FDCWD, v->v_ops[i].o_src,
+		    &how, sizeof(how));
+		if (fds[i] == -1)
+			return bx_fail(err, "bwrap: the granted path %s cannot "
+			    "be opened without following a link (did it change "
+			    "since it was checked?): %s", v->v_ops[i].o_src,
+			    strerror(errno));
+	}
+	return 0;
+}
+
+static void
+close_sources(const struct sandbox_view *v, int *fds)
+{
+	size_t i;
+
+	for (i = 0; fds != NULL && i < v->v_nops; i++)
+		if (fds[i] != -1)
+			close(fds[i]);
+	free(fds);
+}
+
+/* The descriptors the child keeps: the three of bwrap's options and the sources. */
+static int *
+keep_list(const struct bwrap_opts *o, const struct sandbox_view *v,
+    size_t *ret_n)
+{
+	size_t i, n = 0;
+	int *keep;
+
+	if ((keep = calloc(v->v_nops + 3, sizeof(*keep))) == NULL)
+		return NULL;
+	keep[n++] = o->bo_seccomp_fd;
+	keep[n++] = o->bo_status_fd;
+	keep[n++] = o->bo_args_fd;
+	for (i = 0; i < v->v_nops; i++)
+		if (o->bo_bind_fds[i] != -1)
+			keep[n++] = o->bo_bind_fds[i];
+	*ret_n = n;
+	return keep;
+}
+
 struct bwrap_watch {
 	pid_t			 bw_bwrap;
 	struct cgroup_call	*bw_cgroup;
@@ -160,17 +232,25 @@ int
 bwrap_run(const struct backend_settings *bs, struct sandbox_call *call,
     struct exec_outcome *ret, struct bx_error *err)
 {
-	struct bwrap_opts o = { bs->bs_program, -1, -1, -1 };
+	const struct sandbox_view *v = call->sc_view;
+	struct bwrap_opts o = { bs->bs_program, -1, -1, -1, NULL };
 	struct bwrap_watch w = { 0, call->sc_cgroup };
 	struct exec_hooks hooks = { kill_sandbox, NULL, &w };
 	struct argv opts, a;
 	struct exec_spawn sp;
 	struct exec_child c;
-	int status[2] = { -1, -1 }, keep[3];
+	int status[2] = { -1, -1 }, *fds, *keep = NULL;
 	int rc = -1;
 
 	memset(&opts, 0, sizeof(opts));
 	memset(&a, 0, sizeof(a));
+	if ((fds = calloc(v->v_nops, sizeof(*fds))) == NULL) {
+		bx_fail(err, "bwrap: out of memory");
+		goto out;
+	}
+	o.bo_bind_fds = fds;
+	if (open_sources(v, fds, err) == -1)
+		goto out;
 	if (pipe2(status, O_CLOEXEC) == -1) {
 		bx_fail(err, "bwrap: pipe: %s", strerror(errno));
 		goto out;
@@ -184,18 +264,18 @@ bwrap_run(const struct backend_settings *bs, struct sandbox_call *call,
 	}
 	if (fill(o.bo_seccomp_fd, bs->bs_seccomp, bs->bs_seccomp_len,
 	    err) == -1 ||
-	    bwrap_argv(&o, call->sc_view, &opts, &a, err) == -1 ||
+	    bwrap_argv(&o, v, &opts, &a, err) == -1 ||
 	    fill_args(o.bo_args_fd, &opts, err) == -1)
 		goto out;
-	keep[0] = o.bo_seccomp_fd;
-	keep[1] = o.bo_status_fd;
-	keep[2] = o.bo_args_fd;
 	memset(&sp, 0, sizeof(sp));
+	if ((keep = keep_list(&o, v, &sp.es_nkeep)) == NULL) {
+		bx_fail(err, "bwrap: out of memory");
+		goto out;
+	}
 	sp.es_argv = a.a_v;
 	sp.es_njoin = cgroup_call_join_fds(call->sc_cgroup, &sp.es_join_fds);
 	sp.es_keep_fds = keep;
-	sp.es_nkeep = 3;
-	sp.es_stdin = call->sc_view->v_stdin != NULL;
+	sp.es_stdin = v->v_stdin != NULL;
 	sp.es_status_read = status[0];
 	call->sc_abnormal = true;
 	if (exec_start(&sp, &c, err) == -1)
@@ -217,6 +297,8 @@ out:
 		close(o.bo_seccomp_fd);
 	if (o.bo_args_fd != -1)
 		close(o.bo_args_fd);
+	close_sources(v, fds);
+	free(keep);
 	argv_clear(&opts);
 	argv_clear(&a);
 	return rc;

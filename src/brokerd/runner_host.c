@@ -191,6 +191,7 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
     struct bx_error *err)
 {
 	const struct config_runner *cr = &rs->rs_cfg;
+	char real[PATH_MAX];
 	const char *program;
 
 	/* The limits first: a host that cannot hold them runs nothing. */
@@ -218,6 +219,11 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 	if (mkdir(rs->rs_runner_dir, 0700) == -1 && errno != EEXIST)
 		return bx_fail(err, "runner: mkdir %s: %s", rs->rs_runner_dir,
 		    strerror(errno));
+	/* Its real path: bwrap opens what it binds with no link in the way. */
+	if (realpath(rs->rs_runner_dir, real) == NULL)
+		return bx_fail(err, "runner: %s: %s", rs->rs_runner_dir,
+		    strerror(errno));
+	snprintf(rs->rs_runner_dir, sizeof(rs->rs_runner_dir), "%s", real);
 	snprintf(rs->rs_usr, sizeof(rs->rs_usr), "%s/usr",
 	    cr->cr_root != NULL ? cr->cr_root : "");
 	if (add_protected(rs, c->rsc_home, false) == -1 ||

@@ -56,6 +56,11 @@ struct bwrap_opts {
 	int		 bo_seccomp_fd;
 	int		 bo_status_fd;
 	int		 bo_args_fd;
+	/*
+	 * Per op of the view, the open source of an SB_BIND (--bind-fd), so
+	 * that what bwrap mounts is what brokerd checked; NULL: by path.
+	 */
+	const int	*bo_bind_fds;
 };
 
 /* The name of call seq's container: boxmaker-<home id>-<seq>. */

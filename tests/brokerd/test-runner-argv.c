@@ -56,16 +56,23 @@ render(void *ctx, const struct run_spec *spec, struct run_result *ret,
 	struct golden *g = ctx;
 	struct podman_opts po = { "/usr/bin/podman", "runc", "0123456789abcdef",
 	    "/boxmaker-0123456789abcdef/call-41", 128, 30000, NULL };
-	struct bwrap_opts bo = { "/usr/bin/bwrap", 5, 6, 7 };
+	struct bwrap_opts bo = { "/usr/bin/bwrap", 5, 6, 7, NULL };
 	struct sandbox_view *v = NULL;
 	struct argv a, opts, b;
+	int fds[SANDBOX_MAX_OPS];
+	size_t i;
 
 	memset(&a, 0, sizeof(a));
 	memset(&opts, 0, sizeof(opts));
 	memset(&b, 0, sizeof(b));
 	if (sandbox_view_build(g->g_host, spec, run_spec_seq(spec), &v,
-	    err) == -1 || podman_argv(&po, v, &a, err) == -1 ||
-	    bwrap_argv(&bo, v, &opts, &b, err) == -1)
+	    err) == -1 || podman_argv(&po, v, &a, err) == -1)
+		fail_msg("render: %s", err->msg);
+	/* bwrap binds open sources: here, descriptor 100 + the op's index. */
+	for (i = 0; i < v->v_nops; i++)
+		fds[i] = v->v_ops[i].o_kind == SB_BIND ? 100 + (int)i : -1;
+	bo.bo_bind_fds = fds;
+	if (bwrap_argv(&bo, v, &opts, &b, err) == -1)
 		fail_msg("render: %s", err->msg);
 	join(&a, g->g_podman, sizeof(g->g_podman));
 	join(&opts, g->g_bwrap_args, sizeof(g->g_bwrap_args));
@@ -248,7 +255,7 @@ test_covers_of_boxmaker_paths(void **state)
 	expect_golden(f, "covers");
 	assert_non_null(strstr(f->g.g_bwrap_args,
 	    "--ro-bind /h/broker/runner/41/cover /h/boxmaker "));
-	assert_null(strstr(f->g.g_bwrap_args, "--bind /etc/boxmaker/x"));
+	assert_null(strstr(f->g.g_podman, "-v /etc/boxmaker/x:"));
 }
 
 /* A grant whose path is a link into the home shows an empty directory. */
@@ -259,8 +266,8 @@ test_link_into_boxmaker_is_covered(void **state)
 
 	run_call(f, "shell", "paths = [\"/srv/link\"]",
 	    "{\"command\":\"ls\",\"cwd\":\"/srv/link\"}");
-	assert_null(strstr(f->g.g_bwrap_args, "--bind /h/audit"));
-	assert_null(strstr(f->g.g_bwrap_args, "--bind /srv/link"));
+	assert_null(strstr(f->g.g_podman, "-v /h/audit"));
+	assert_null(strstr(f->g.g_podman, "-v /srv/link:"));
 	assert_non_null(strstr(f->g.g_bwrap_args,
 	    "--ro-bind /h/broker/runner/41/cover /srv/link "));
 }
@@ -278,9 +285,9 @@ test_writable_ancestors_are_pinned(void **state)
 	f->host.sh_protected[0] = "/srv/a/b/boxmaker";
 	run_call(f, "shell", "paths = [\"/srv\"]",
 	    "{\"command\":\"ls\",\"cwd\":\"/srv\"}");
-	assert_non_null(strstr(f->g.g_bwrap_args, "--bind /srv /srv "));
-	assert_non_null(strstr(f->g.g_bwrap_args, "--bind /srv/a /srv/a "));
-	assert_non_null(strstr(f->g.g_bwrap_args, "--bind /srv/a/b /srv/a/b "
+	assert_non_null(strstr(f->g.g_podman, "-v /srv:/srv:rw "));
+	assert_non_null(strstr(f->g.g_bwrap_args, " /srv/a --perms"));
+	assert_non_null(strstr(f->g.g_bwrap_args, " /srv/a/b "
 	    "--ro-bind /h/broker/runner/41/cover /srv/a/b/boxmaker "));
 	assert_non_null(strstr(f->g.g_bwrap_args,
 	    "--ro-bind /h/broker/runner/41/cover /srv/a/b/boxmaker "));
@@ -288,7 +295,7 @@ test_writable_ancestors_are_pinned(void **state)
 	assert_non_null(strstr(f->g.g_podman, "-v /srv/a/b:/srv/a/b:rw "));
 	run_call(f, "read_file", "paths = [\"/srv\"]",
 	    "{\"path\":\"/srv/x\"}");
-	assert_null(strstr(f->g.g_bwrap_args, "--bind /srv/a "));
+	assert_null(strstr(f->g.g_podman, "-v /srv/a:"));
 	assert_non_null(strstr(f->g.g_bwrap_args,
 	    "--ro-bind /h/broker/runner/41/cover /srv/a/b/boxmaker "));
 }
