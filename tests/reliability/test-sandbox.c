@@ -431,6 +431,13 @@ test_shell_sees_only_its_mounts(void **state)
 	assert_int_equal(access(strcat(strcpy(paths, cwd), "/here"), F_OK), 0);
 	expect_record(f, f->calls, false, out);
 	free(out);
+	/* No /home, no /root: the owner's ~/.ssh is nowhere to be read. */
+	out = shell(f, cwd, "ls -A /home /root /root/.ssh 2>&1; cat "
+	    "/root/.ssh/* /home/*/.ssh/* 2>&1 | head -c 200; echo end");
+	assert_non_null(strstr(out, "cannot access '/home'"));
+	assert_non_null(strstr(out, "cannot access '/root'"));
+	assert_null(strstr(out, "PRIVATE KEY"));
+	free(out);
 	/* The exit status line, and U+FFFD for bytes that are not UTF-8. */
 	out = shell(f, cwd, "printf 'a\\377b\\000c'; exit 3");
 	assert_string_equal(out, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\n"
