@@ -155,17 +155,19 @@ teardown(void **state)
 {
 	struct fixture *f = *state;
 	char path[PATH_MAX];
-	const char *const ctrl[] = { "blkio", "cpu", "cpuacct", "cpuset",
-	    "devices", "freezer", "memory", "pids", "systemd", NULL };
-	size_t i;
+	struct dirent *e;
+	DIR *d;
 
 	rh_home_remove(&f->home);
 	remove_tree(f->top);
-	/* brokerd was SIGKILLed: its home's empty cgroups are the test's. */
-	for (i = 0; ctrl[i] != NULL; i++) {
-		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s/boxmaker-%s",
-		    ctrl[i], f->home_id);
-		(void)rmdir(path);
+	/* brokerd was SIGKILLed: its home's empty cgroups, in every hierarchy. */
+	if ((d = opendir("/sys/fs/cgroup")) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			snprintf(path, sizeof(path), "/sys/fs/cgroup/%s/"
+			    "boxmaker-%s", e->d_name, f->home_id);
+			(void)rmdir(path);
+		}
+		closedir(d);
 	}
 	free(f);
 	return 0;
