@@ -235,7 +235,7 @@ bwrap_run(const struct backend_settings *bs, struct sandbox_call *call,
 	const struct sandbox_view *v = call->sc_view;
 	struct bwrap_opts o = { bs->bs_program, -1, -1, -1, NULL };
 	struct bwrap_watch w = { 0, call->sc_cgroup };
-	struct exec_hooks hooks = { kill_sandbox, NULL, &w };
+	struct exec_hooks hooks = { kill_sandbox, &w };
 	struct argv opts, a;
 	struct exec_spawn sp;
 	struct exec_child c;

@@ -22,8 +22,6 @@
 
 extern char **environ;
 
-/* What the status pipe may send in one line (bwrap's JSON objects). */
-#define EXEC_STATUS_LINE	4096
 
 static void
 close_fd(int *fd)
@@ -136,8 +134,6 @@ struct watch {
 	struct exec_outcome	*w_o;
 	size_t			 w_out_cap;
 	size_t			 w_fed;
-	char			 w_line[EXEC_STATUS_LINE];
-	size_t			 w_line_len;
 	bool			 w_killed;
 	int64_t			 w_killed_ms;
 	bool			 w_sigkilled;	/* past the grace: SIGKILL sent */
@@ -182,29 +178,19 @@ read_into(int fd, char *buf, size_t *len, size_t cap, bool *over)
 	return 0;
 }
 
+/*
+ * Drains a runtime's status pipe (bwrap's JSON lines): nothing in it is
+ * needed, but its writer must never block on it or meet a closed end.
+ */
 static void
 read_status(struct watch *w)
 {
 	char buf[512];
-	ssize_t n, i;
+	ssize_t n;
 
-	if ((n = read(w->w_c->ec_status, buf, sizeof(buf))) <= 0) {
-		if (n == 0 || (errno != EINTR && errno != EAGAIN))
-			close_fd(&w->w_c->ec_status);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		if (buf[i] != '\n' && w->w_line_len + 1 < sizeof(w->w_line)) {
-			w->w_line[w->w_line_len++] = buf[i];
-			continue;
-		}
-		if (buf[i] != '\n')
-			continue;
-		w->w_line[w->w_line_len] = '\0';
-		if (w->w_hooks->eh_status != NULL)
-			w->w_hooks->eh_status(w->w_hooks->eh_ctx, w->w_line);
-		w->w_line_len = 0;
-	}
+	n = read(w->w_c->ec_status, buf, sizeof(buf));
+	if (n == 0 || (n == -1 && errno != EINTR && errno != EAGAIN))
+		close_fd(&w->w_c->ec_status);
 }
 
 static void

@@ -86,8 +86,6 @@ struct exec_outcome {
 struct exec_hooks {
 	/* Ends the sandbox; called at most once. */
 	void	(*eh_kill)(void *ctx);
-	/* One line of the status pipe, without its newline. */
-	void	(*eh_status)(void *ctx, const char *line);
 	void	*eh_ctx;
 };
 

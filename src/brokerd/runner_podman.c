@@ -164,7 +164,7 @@ podman_run(const struct backend_settings *bs, struct sandbox_call *call,
 	const struct sandbox_view *v = call->sc_view;
 	struct podman_opts o;
 	struct podman_kill k;
-	struct exec_hooks hooks = { kill_container, NULL, &k };
+	struct exec_hooks hooks = { kill_container, &k };
 	struct exec_spawn sp;
 	struct exec_child c;
 	struct argv a;
