@@ -50,7 +50,6 @@
 #include "brokerd/runner.h"
 #include "proto/frame.h"
 #include "proto/message.h"
-#include "proto/unixsock.h"
 #include "timing.h"
 
 #ifndef BENCH_BROKERD
@@ -272,18 +271,6 @@ make_home(const char *dir, int n, struct daemon *d, char *config, size_t len)
 	return fclose(f);
 }
 
-/* A connection to path, or -1 with errno set. */
-static int
-connect_to(const char *path)
-{
-	struct bx_error err;
-	int fd;
-
-	if (bx_unix_connect(path, 0, &fd, &err) == -1)
-		return -1;
-	return fd;
-}
-
 /* Starts brokerd serve, its stderr in <home>/brokerd.log; waits for broker.sock. */
 static int
 daemon_start(struct daemon *d, const char *config)
@@ -305,7 +292,7 @@ daemon_start(struct daemon *d, const char *config)
 		_exit(127);
 	}
 	while (bench_now_ns() < deadline) {
-		if ((fd = connect_to(d->d_sock)) != -1) {
+		if ((fd = bench_dial(d->d_sock)) != -1) {
 			close(fd);
 			return 0;
 		}
@@ -472,7 +459,7 @@ call_once(struct client *cl, int64_t *ret_ns, struct bx_error *err)
 	}
 	bx_msg_free(req);
 	t0 = bench_now_ns();
-	if ((fd = connect_to(cl->cl_d->d_sock)) == -1) {
+	if ((fd = bench_dial(cl->cl_d->d_sock)) == -1) {
 		free(text);
 		return bx_fail(err, "connect %s: %s", cl->cl_d->d_sock,
 		    strerror(errno));

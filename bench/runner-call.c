@@ -11,9 +11,7 @@
  *
  *	bench-runner-call [N]	(N calls of each kind; default 20)
  */
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -78,24 +76,6 @@ make_home(const char *top, const char *kind)
 	write_text(path, text);
 }
 
-static int
-dial(const char *path)
-{
-	struct sockaddr_un sun;
-	int fd;
-
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return -1;
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static pid_t
 brokerd_start(const char *top, char *sock, size_t size)
 {
@@ -115,7 +95,7 @@ brokerd_start(const char *top, char *sock, size_t size)
 		_exit(127);
 	}
 	while (bench_now_ns() < until) {
-		if ((fd = dial(sock)) != -1) {
+		if ((fd = bench_dial(sock)) != -1) {
 			close(fd);
 			return pid;
 		}
@@ -140,7 +120,7 @@ call_once(const char *sock, const char *frame)
 	int64_t t0 = bench_now_ns(), t;
 	int fd, ok;
 
-	if ((fd = dial(sock)) == -1)
+	if ((fd = bench_dial(sock)) == -1)
 		return -1;
 	bx_frame_reader_init(&r, fd);
 	ok = write(fd, frame, strlen(frame)) == (ssize_t)strlen(frame) &&

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "proto/unixsock.h"
 #include "timing.h"
 
 int64_t
@@ -46,4 +47,15 @@ void
 bench_rmtree(const char *dir)
 {
 	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int
+bench_dial(const char *path)
+{
+	struct bx_error err;
+	int fd;
+
+	if (bx_unix_connect(path, 0, &fd, &err) == -1)
+		return -1;
+	return fd;
 }

@@ -1,7 +1,7 @@
 /*
  * timing.h: what the benchmarks share: a monotonic nanosecond clock, the
- * median and p99 of a set of timings, and removing a benchmark's temporary
- * tree. Nothing here allocates.
+ * median and p99 of a set of timings, removing a benchmark's temporary
+ * tree, and connecting to brokerd's socket. Nothing here allocates.
  */
 #ifndef BENCH_TIMING_H
 #define BENCH_TIMING_H
@@ -15,6 +15,9 @@ int64_t	bench_now_ns(void);
 /* Sorts the n timings of v (ns) and gives their median and p99 in us. */
 void	bench_percentiles(int64_t *v, size_t n, double *median_us,
 	    double *p99_us);
+
+/* A Unix socket connected to path, or -1. */
+int	bench_dial(const char *path);
 
 /* Removes dir and everything below it, not following symlinks. */
 void	bench_rmtree(const char *dir);

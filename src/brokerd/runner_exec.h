@@ -35,13 +35,10 @@
 #define EXEC_KILL_GRACE_MS	5000
 /* After the process ended, how long its pipes may still be drained. */
 #define EXEC_DRAIN_MS		1000
-/* Descriptors a child keeps at their numbers (seccomp, args, status). */
-#define EXEC_MAX_KEEP		4
 /* What exec_command reads and drops of a command whose output is unwanted. */
 #define EXEC_DISCARD_MAX	(1024 * 1024)
 /* Runtime processes watched at once (calls and their podman commands). */
 #define EXEC_MAX_LIVE		256
-#define EXEC_MAX_JOIN		4
 
 struct exec_spawn {
 	char *const	*es_argv;

@@ -21,6 +21,7 @@
 #include "brokerd/runner_sandbox.h"
 #include "brokerd/seccomp.h"
 #include "proto/sha256.h"
+#include "proto/writefile.h"
 
 int
 runner_home_id(const char *home, char out[17], struct bx_error *err)
@@ -216,9 +217,9 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 		return -1;
 	snprintf(rs->rs_runner_dir, sizeof(rs->rs_runner_dir),
 	    "%s/broker/runner", c->rsc_home);
-	if (mkdir(rs->rs_runner_dir, 0700) == -1 && errno != EEXIST)
-		return bx_fail(err, "runner: mkdir %s: %s", rs->rs_runner_dir,
-		    strerror(errno));
+	if (bx_mkdir_private(rs->rs_runner_dir) == -1)
+		return bx_fail(err, "runner: %s: cannot create: %s",
+		    rs->rs_runner_dir, strerror(errno));
 	/* Its real path: bwrap opens what it binds with no link in the way. */
 	if (realpath(rs->rs_runner_dir, real) == NULL)
 		return bx_fail(err, "runner: %s: %s", rs->rs_runner_dir,

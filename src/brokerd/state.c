@@ -32,16 +32,11 @@ struct state_store {
 static int
 make_dir(const char *dir, struct bx_error *err)
 {
-	struct stat st;
-
-	if (mkdir(dir, 0700) == 0)
+	if (bx_mkdir_private(dir) == 0)
 		return 0;
-	if (errno != EEXIST)
-		return bx_fail(err, "%s: cannot create: %s", dir,
-		    strerror(errno));
-	if (stat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
+	if (errno == ENOTDIR)
 		return bx_fail(err, "%s: exists and is not a directory", dir);
-	return 0;
+	return bx_fail(err, "%s: cannot create: %s", dir, strerror(errno));
 }
 
 struct state_store *

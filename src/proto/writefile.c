@@ -2,6 +2,8 @@
  * writefile.c: a whole buffer written, a directory synced (see
  * writefile.h).
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -38,4 +40,22 @@ bx_fsync_dir(const char *dir)
 	close(fd);
 	errno = saved;
 	return rc;
+}
+
+int
+bx_mkdir_private(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -1;
+	if (stat(dir, &st) == -1)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
 }

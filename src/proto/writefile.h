@@ -1,10 +1,10 @@
 /*
- * writefile.h: the two steps every durable write here repeats: writing a
- * whole buffer, and syncing the directory that holds a new or renamed
- * name (shared/notes/audit-durability.md). The audit writer does its own,
+ * writefile.h: the steps every durable write here repeats: writing a
+ * whole buffer, syncing the directory that holds a new or renamed name
+ * (shared/notes/audit-durability.md), and making a private directory. The audit writer does its own,
  * through its fault-injection seam.
  *
- * Nothing here allocates. Both return 0, or -1 with errno set by the call
+ * Nothing here allocates. Each returns 0, or -1 with errno set by the call
  * that failed, so that each caller words its own message.
  */
 #ifndef BX_WRITEFILE_H
@@ -17,5 +17,11 @@ int	bx_write_all(int fd, const void *buf, size_t len);
 
 /* Opens the directory dir and fsyncs it. */
 int	bx_fsync_dir(const char *dir);
+
+/*
+ * Creates dir with mode 0700 unless it exists as a directory; something
+ * else at dir is ENOTDIR.
+ */
+int	bx_mkdir_private(const char *dir);
 
 #endif

@@ -96,6 +96,39 @@ test_fsync_dir(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* Made 0700 once, left as it is after; a file in its place is ENOTDIR. */
+static void
+test_mkdir_private(void **state)
+{
+	char dir[] = "/tmp/bx-writefile-XXXXXX", sub[64];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/d", dir);
+	assert_int_equal(bx_mkdir_private(sub), 0);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(chmod(sub, 0755), 0);
+	assert_int_equal(bx_mkdir_private(sub), 0);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	assert_int_equal(rmdir(sub), 0);
+	assert_true((fd = open(sub, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) !=
+	    -1);
+	close(fd);
+	errno = 0;
+	assert_int_equal(bx_mkdir_private(sub), -1);
+	assert_int_equal(errno, ENOTDIR);
+	assert_int_equal(unlink(sub), 0);
+	snprintf(sub, sizeof(sub), "%s/no/d", dir);
+	errno = 0;
+	assert_int_equal(bx_mkdir_private(sub), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int
 main(void)
 {
@@ -103,6 +136,7 @@ main(void)
 		cmocka_unit_test(test_a_buffer_larger_than_the_pipe),
 		cmocka_unit_test(test_a_failed_write_keeps_its_errno),
 		cmocka_unit_test(test_fsync_dir),
+		cmocka_unit_test(test_mkdir_private),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,8 +110,8 @@ rh_home_config(struct rh_home *h, int64_t ttl_ms, const char *runner)
 	    h->admin, (long long)ttl_ms, runner);
 }
 
-static void
-remove_tree(const char *path)
+void
+rh_remove_tree(const char *path)
 {
 	struct dirent *e;
 	char sub[PATH_MAX];
@@ -126,7 +126,7 @@ remove_tree(const char *path)
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
 		if (e->d_type == DT_DIR)
-			remove_tree(sub);
+			rh_remove_tree(sub);
 		else
 			unlink(sub);
 	}
@@ -140,7 +140,7 @@ rh_home_remove(struct rh_home *h)
 	if (h->pid > 0)
 		rh_kill(h, SIGKILL);
 	if (h->dir[0] != '\0')
-		remove_tree(h->dir);
+		rh_remove_tree(h->dir);
 }
 
 void

@@ -65,6 +65,9 @@ int	rh_home_config(struct rh_home *, int64_t ttl_ms, const char *runner);
 /* Stops brokerd if it runs (SIGKILL), then deletes the home. */
 void	rh_home_remove(struct rh_home *);
 
+/* Removes path and everything below it, not following symlinks. */
+void	rh_remove_tree(const char *path);
+
 /* The path of a program of the build: BX_BUILD_ROOT/<rel>. */
 void	rh_program(const char *rel, char *out, size_t size);
 
