@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "brokerd/args.h"
+#include "proto/hostname.h"
 
 /* A tool call's arguments are at most one frame; the fuzzer stays small. */
 #define MAX_INPUT	(64 * 1024)
@@ -87,7 +88,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	default:
 		check(strlen(a->ta_url) <= ARGS_URL_MAX &&
 		    strncmp(a->ta_url, "https://", 8) == 0);
-		check(args_host_check(a->ta_host, strlen(a->ta_host),
+		check(bx_host_check(a->ta_host, strlen(a->ta_host),
 		    &err) == 0);
 		check(args_url_check(a->ta_url, strlen(a->ta_url), &host,
 		    &err) == 0 && strcmp(host, a->ta_host) == 0);

@@ -12,6 +12,7 @@
 #include "brokerd/args.h"
 #include "brokerd/grants.h"
 #include "brokerd/policy.h"
+#include "proto/hostname.h"
 
 /* A grant file of the fuzzer is as large as the loader allows. */
 #define MAX_INPUT	GRANTS_FILE_MAX
@@ -38,7 +39,7 @@ check_grant(const struct grant *g)
 		check(args_path_check(g->g_paths[i], strlen(g->g_paths[i]),
 		    &err) == 0);
 	for (i = 0; i < g->g_nhosts; i++)
-		check(args_host_pattern_check(g->g_hosts[i],
+		check(bx_host_pattern_check(g->g_hosts[i],
 		    strlen(g->g_hosts[i]), &err) == 0);
 	/* Rule 6. */
 	if (g->g_tool == BX_TOOL_READ_FILE || g->g_tool == BX_TOOL_WRITE_FILE)

@@ -1,6 +1,7 @@
 /*
  * args.h: a tool call's arguments, parsed strictly into typed values, and
- * the form checks on paths, host names and URLs (design section 3).
+ * the form checks on paths and URLs (design section 3). Host names and
+ * their matching are proto/hostname.h, shared with the egress proxy.
  *
  * args_parse() turns the model's JSON text into a struct tool_args; any
  * unknown field, duplicate key, wrong type or badly formed value refuses
@@ -25,9 +26,6 @@
 #define ARGS_PATH_MAX		4096
 /* A URL of http_fetch. */
 #define ARGS_URL_MAX		2048
-/* A host name and one of its labels. */
-#define ARGS_HOST_MAX		253
-#define ARGS_LABEL_MAX		63
 
 struct tool_args {
 	enum bx_tool	 ta_tool;
@@ -53,10 +51,6 @@ void	args_free(struct tool_args *);
  * callers name the field and value).
  */
 int	args_path_check(const char *s, size_t len, struct bx_error *err);
-int	args_host_check(const char *s, size_t len, struct bx_error *err);
-/* A host name, or "*." followed by a host name. */
-int	args_host_pattern_check(const char *s, size_t len,
-	    struct bx_error *err);
 /* On success *ret_host is the URL's host, allocated; the caller frees it. */
 int	args_url_check(const char *s, size_t len, char **ret_host,
 	    struct bx_error *err);
@@ -67,8 +61,6 @@ int	args_url_check(const char *s, size_t len, char **ret_host,
  * the grant path "/" contains every path.
  */
 bool	args_path_inside(const char *grant_path, const char *path);
-/* "*.example.com" matches any name ending in ".example.com", not itself. */
-bool	args_host_matches(const char *pattern, const char *host);
 
 /*
  * Whether a grant's constraints (its paths and host patterns) cover the

@@ -12,6 +12,7 @@
 
 #include "brokerd/args.h"
 #include "brokerd/grantfile.h"
+#include "proto/hostname.h"
 #include "proto/sha256.h"
 #include "toml/toml.h"
 
@@ -266,7 +267,7 @@ decode_constraints(struct decoder *d, const struct toml_value *v)
 		} else if (strcmp(key, "hosts") == 0) {
 			d->d_hosts_line = line;
 			decode_list(d, "constraints.hosts", e,
-			    args_host_pattern_check, "host pattern",
+			    bx_host_pattern_check, "host pattern",
 			    &d->d_grant.g_hosts, &d->d_grant.g_nhosts);
 		} else if (strcmp(key, "patterns") == 0) {
 			decode_list(d, "constraints.patterns", e, NULL, NULL,
