@@ -20,6 +20,7 @@ packages="$packages python3 strace socat"
 # for real, podman's OCI runtime and its --init (catatonit), and libseccomp
 # for bwrap's filter.
 packages="$packages podman runc catatonit bubblewrap libseccomp-dev"
+packages="$packages curl ca-certificates openssl iproute2 nftables"
 fuzz_packages="clang libclang-rt-14-dev"
 
 mode=install
