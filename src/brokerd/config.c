@@ -137,7 +137,7 @@ decode_root(const struct toml_doc *doc, struct config *c,
 	    i++) {
 		if (strcmp(name, "paths") != 0 && strcmp(name, "sockets") != 0 &&
 		    strcmp(name, "approvals") != 0 &&
-		    strcmp(name, "runner") != 0)
+		    strcmp(name, "runner") != 0 && strcmp(name, "egress") != 0)
 			return toml_fail_at(err, doc, line, "unknown table or "
 			    "key \"%s\"", name);
 		if (toml_value_table(toml_table_value_at(root, i), &t) == -1)
@@ -149,6 +149,8 @@ decode_root(const struct toml_doc *doc, struct config *c,
 			rc = decode_strings(doc, name, t, socket_keys, c, err);
 		else if (strcmp(name, "runner") == 0)
 			rc = config_runner_decode(doc, t, &c->c_runner, err);
+		else if (strcmp(name, "egress") == 0)
+			rc = config_egress_decode(doc, t, &c->c_runner, err);
 		else
 			rc = decode_approvals(doc, t, c, err);
 		if (rc == -1)

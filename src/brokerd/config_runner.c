@@ -1,6 +1,6 @@
 /*
- * config_runner.c: the [runner] table of brokerd.toml. A key the table does
- * not know, a value out of range or of the wrong type fails the load with
+ * config_runner.c: the [runner] and [egress] tables of brokerd.toml. A key
+ * a table does not know, a value out of range or of the wrong type fails the load with
  * the file, line and key: a limit mistyped must never become a default.
  */
 #include <stddef.h>
@@ -9,6 +9,7 @@
 
 #include "brokerd/args.h"
 #include "brokerd/config_runner.h"
+#include "proto/netaddr.h"
 
 #define RUNNER_NAME_MAX	4096
 
@@ -44,6 +45,18 @@ static const struct int_key int_keys[] = {
 	{ NULL, 0, 0, 0 },
 };
 
+static const struct int_key egress_int_keys[] = {
+	IKEY("connect_timeout_ms", cr_connect_timeout_ms, 100, 60000),
+	IKEY("max_bytes", cr_max_bytes, 1024, 1024 * 1024 * 1024),
+	{ NULL, 0, 0, 0 },
+};
+
+static const struct str_key egress_str_keys[] = {
+	SKEY("ca_file", cr_ca_file, true, true),
+	SKEY("bxegress_path", cr_bxegress_path, true, true),
+	{ NULL, 0, false, false },
+};
+
 static const struct str_key str_keys[] = {
 	SKEY("root", cr_root, true, true),
 	SKEY("user", cr_user, true, false),
@@ -70,11 +83,15 @@ config_runner_defaults(struct config_runner *r)
 	r->cr_pids = RUNNER_DEFAULT_PIDS;
 	r->cr_output_bytes = RUNNER_DEFAULT_OUTPUT_BYTES;
 	r->cr_max_running = RUNNER_DEFAULT_MAX_RUNNING;
+	r->cr_connect_timeout_ms = EGRESS_DEFAULT_CONNECT_MS;
+	r->cr_max_bytes = EGRESS_DEFAULT_MAX_BYTES;
 }
 
 void
 config_runner_clear(struct config_runner *r)
 {
+	size_t i;
+
 	if (r == NULL)
 		return;
 	free(r->cr_root);
@@ -83,6 +100,10 @@ config_runner_clear(struct config_runner *r)
 	free(r->cr_podman_path);
 	free(r->cr_bwrap_path);
 	free(r->cr_bxtool_path);
+	free(r->cr_ca_file);
+	free(r->cr_bxegress_path);
+	for (i = 0; i < r->cr_nallow; i++)
+		free(r->cr_allow_text[i]);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -107,25 +128,27 @@ decode_kind(const struct toml_doc *doc, const struct toml_value *v,
 }
 
 static int
-decode_int(const struct toml_doc *doc, const struct toml_value *v,
-    const struct int_key *k, struct config_runner *r, struct bx_error *err)
+decode_int(const struct toml_doc *doc, const char *table,
+    const struct toml_value *v, const struct int_key *k,
+    struct config_runner *r, struct bx_error *err)
 {
 	int64_t n;
 
 	if (toml_value_integer(v, &n) == -1)
 		return toml_fail_at(err, doc, toml_value_line(v),
-		    "runner.%s must be an integer", k->ik_name);
+		    "%s.%s must be an integer", table, k->ik_name);
 	if (n < k->ik_min || n > k->ik_max)
 		return toml_fail_at(err, doc, toml_value_line(v),
-		    "runner.%s must be %lld to %lld", k->ik_name,
+		    "%s.%s must be %lld to %lld", table, k->ik_name,
 		    (long long)k->ik_min, (long long)k->ik_max);
 	*(int64_t *)(void *)((char *)r + k->ik_offset) = n;
 	return 0;
 }
 
 static int
-decode_str(const struct toml_doc *doc, const struct toml_value *v,
-    const struct str_key *k, struct config_runner *r, struct bx_error *err)
+decode_str(const struct toml_doc *doc, const char *table,
+    const struct toml_value *v, const struct str_key *k,
+    struct config_runner *r, struct bx_error *err)
 {
 	char **slot = (char **)(void *)((char *)r + k->sk_offset);
 	struct bx_error why;
@@ -134,20 +157,39 @@ decode_str(const struct toml_doc *doc, const struct toml_value *v,
 
 	if (toml_value_string(v, &s, &len) == -1)
 		return toml_fail_at(err, doc, toml_value_line(v),
-		    "runner.%s must be a string", k->sk_name);
+		    "%s.%s must be a string", table, k->sk_name);
 	if (len == 0 && k->sk_allow_empty)
 		return 0;
 	if (len == 0 || len > RUNNER_NAME_MAX || strlen(s) != len)
 		return toml_fail_at(err, doc, toml_value_line(v),
-		    "runner.%s must be 1 to %d bytes without NUL", k->sk_name,
-		    RUNNER_NAME_MAX);
+		    "%s.%s must be 1 to %d bytes without NUL", table,
+		    k->sk_name, RUNNER_NAME_MAX);
 	if (k->sk_path && args_path_check(s, len, &why) == -1)
 		return toml_fail_at(err, doc, toml_value_line(v),
-		    "runner.%s: %s", k->sk_name, why.msg);
+		    "%s.%s: %s", table, k->sk_name, why.msg);
 	free(*slot);
 	if ((*slot = strdup(s)) == NULL)
 		return bx_fail(err, "out of memory");
 	return 0;
+}
+
+/* An int or string key of the tables given; 1 when name is neither. */
+static int
+decode_key(const struct toml_doc *doc, const char *table, const char *name,
+    const struct toml_value *v, const struct int_key *ikeys,
+    const struct str_key *skeys, struct config_runner *r,
+    struct bx_error *err)
+{
+	const struct int_key *ik;
+	const struct str_key *sk;
+
+	for (ik = ikeys; ik->ik_name != NULL; ik++)
+		if (strcmp(name, ik->ik_name) == 0)
+			return decode_int(doc, table, v, ik, r, err);
+	for (sk = skeys; sk->sk_name != NULL; sk++)
+		if (strcmp(name, sk->sk_name) == 0)
+			return decode_str(doc, table, v, sk, r, err);
+	return 1;
 }
 
 int
@@ -155,34 +197,82 @@ config_runner_decode(const struct toml_doc *doc, const struct toml_table *t,
     struct config_runner *r, struct bx_error *err)
 {
 	const struct toml_value *v;
-	const struct int_key *ik;
-	const struct str_key *sk;
 	const char *name;
 	size_t i;
-	int line;
+	int line, rc;
 
 	for (i = 0; (name = toml_table_key_at(t, i, NULL, &line, NULL)); i++) {
 		v = toml_table_value_at(t, i);
-		if (strcmp(name, "kind") == 0) {
-			if (decode_kind(doc, v, r, err) == -1)
-				return -1;
-			continue;
-		}
-		for (ik = int_keys; ik->ik_name != NULL; ik++)
-			if (strcmp(name, ik->ik_name) == 0)
-				break;
-		if (ik->ik_name != NULL) {
-			if (decode_int(doc, v, ik, r, err) == -1)
-				return -1;
-			continue;
-		}
-		for (sk = str_keys; sk->sk_name != NULL; sk++)
-			if (strcmp(name, sk->sk_name) == 0)
-				break;
-		if (sk->sk_name == NULL)
+		if (strcmp(name, "kind") == 0)
+			rc = decode_kind(doc, v, r, err);
+		else
+			rc = decode_key(doc, "runner", name, v, int_keys,
+			    str_keys, r, err);
+		if (rc == 1)
 			return toml_fail_at(err, doc, line, "unknown key "
 			    "\"runner.%s\"", name);
-		if (decode_str(doc, v, sk, r, err) == -1)
+		if (rc == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* allow_addresses: an array of CIDR strings, each checked at load. */
+static int
+decode_allow(const struct toml_doc *doc, const struct toml_value *v,
+    struct config_runner *r, struct bx_error *err)
+{
+	const struct toml_array *a;
+	const struct toml_value *e;
+	struct bx_error why;
+	const char *s;
+	size_t i, len;
+
+	if (toml_value_array(v, &a) == -1)
+		return toml_fail_at(err, doc, toml_value_line(v),
+		    "egress.allow_addresses must be an array of strings");
+	if (toml_array_len(a) > BX_CIDR_MAX_ALLOW)
+		return toml_fail_at(err, doc, toml_value_line(v),
+		    "egress.allow_addresses lists at most %d ranges",
+		    BX_CIDR_MAX_ALLOW);
+	for (i = 0; i < toml_array_len(a); i++) {
+		e = toml_array_at(a, i);
+		if (toml_value_string(e, &s, &len) == -1 ||
+		    strlen(s) != len || len >= BX_CIDR_TEXT_MAX)
+			return toml_fail_at(err, doc, toml_value_line(e),
+			    "egress.allow_addresses[%zu] must be a CIDR "
+			    "string", i);
+		if (bx_cidr_parse(s, &r->cr_allow[r->cr_nallow], &why) == -1)
+			return toml_fail_at(err, doc, toml_value_line(e),
+			    "egress.allow_addresses[%zu] \"%s\" %s", i, s,
+			    why.msg);
+		if ((r->cr_allow_text[r->cr_nallow] = strdup(s)) == NULL)
+			return bx_fail(err, "out of memory");
+		r->cr_nallow++;
+	}
+	return 0;
+}
+
+int
+config_egress_decode(const struct toml_doc *doc, const struct toml_table *t,
+    struct config_runner *r, struct bx_error *err)
+{
+	const struct toml_value *v;
+	const char *name;
+	size_t i;
+	int line, rc;
+
+	for (i = 0; (name = toml_table_key_at(t, i, NULL, &line, NULL)); i++) {
+		v = toml_table_value_at(t, i);
+		if (strcmp(name, "allow_addresses") == 0)
+			rc = decode_allow(doc, v, r, err);
+		else
+			rc = decode_key(doc, "egress", name, v,
+			    egress_int_keys, egress_str_keys, r, err);
+		if (rc == 1)
+			return toml_fail_at(err, doc, line, "unknown key "
+			    "\"egress.%s\"", name);
+		if (rc == -1)
 			return -1;
 	}
 	return 0;

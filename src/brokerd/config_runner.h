@@ -17,7 +17,21 @@
  *			absolute
  *	bxtool_path	"" : the installed helper (RUNNER_BXTOOL_INSTALLED)
  *
- * Ownership: the strings belong to the struct config that holds the table
+ * The [egress] table (http_fetch's proxy, bxegress) lands in the same
+ * struct, since every call's runner reads both:
+ *
+ *	connect_timeout_ms	100 .. 60,000		(10,000)
+ *	max_bytes		1,024 .. 1 GiB		(16 MiB) relayed per
+ *				call, both ways, TLS included
+ *	ca_file			"" or a PEM bundle the sandbox's curl trusts
+ *				besides the system's (test hosts)
+ *	allow_addresses		CIDRs exempt from the private-address
+ *				refusal, for test hosts (proto/netaddr.h
+ *				says what load refuses)
+ *	bxegress_path		"" : the installed proxy
+ *				(RUNNER_BXEGRESS_INSTALLED)
+ *
+ * Ownership: the strings belong to the struct config that holds the tables
  * and are freed by config_runner_clear.
  */
 #ifndef BROKERD_CONFIG_RUNNER_H
@@ -26,6 +40,7 @@
 #include <stdint.h>
 
 #include "proto/error.h"
+#include "proto/netaddr.h"
 #include "toml/toml.h"
 
 enum runner_kind {
@@ -40,6 +55,8 @@ enum runner_kind {
 #define RUNNER_DEFAULT_PIDS		128
 #define RUNNER_DEFAULT_OUTPUT_BYTES	262144
 #define RUNNER_DEFAULT_MAX_RUNNING	4
+#define EGRESS_DEFAULT_CONNECT_MS	10000
+#define EGRESS_DEFAULT_MAX_BYTES	(16 * 1024 * 1024)
 
 struct config_runner {
 	enum runner_kind	 cr_kind;
@@ -54,13 +71,24 @@ struct config_runner {
 	char			*cr_podman_path;
 	char			*cr_bwrap_path;
 	char			*cr_bxtool_path;	/* NULL: installed */
+	/* [egress] */
+	int64_t			 cr_connect_timeout_ms;
+	int64_t			 cr_max_bytes;
+	char			*cr_ca_file;		/* NULL: none */
+	char			*cr_bxegress_path;	/* NULL: installed */
+	char			*cr_allow_text[BX_CIDR_MAX_ALLOW];
+	struct bx_cidr		 cr_allow[BX_CIDR_MAX_ALLOW];
+	size_t			 cr_nallow;
 };
 
 /* The defaults above, before any key is read. */
 void	config_runner_defaults(struct config_runner *);
 
-/* Decodes the [runner] table t of doc into r. */
+/* Decode the [runner] and [egress] tables t of doc into r. */
 int	config_runner_decode(const struct toml_doc *doc,
+	    const struct toml_table *t, struct config_runner *r,
+	    struct bx_error *err);
+int	config_egress_decode(const struct toml_doc *doc,
 	    const struct toml_table *t, struct config_runner *r,
 	    struct bx_error *err);
 

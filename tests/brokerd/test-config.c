@@ -250,12 +250,59 @@ test_runner(void **state)
 	refused("runner = 1\n", "\"runner\" must be a table");
 }
 
+/* [egress]: the defaults, every key, and the refusals naming key and line. */
+static void
+test_egress(void **state)
+{
+	struct config *c;
+
+	(void)state;
+	c = parse("", NULL);
+	assert_int_equal(c->c_runner.cr_connect_timeout_ms, 10000);
+	assert_int_equal(c->c_runner.cr_max_bytes, 16777216);
+	assert_null(c->c_runner.cr_ca_file);
+	assert_null(c->c_runner.cr_bxegress_path);
+	assert_int_equal(c->c_runner.cr_nallow, 0);
+	config_free(c);
+	c = parse("[egress]\nconnect_timeout_ms = 100\n"
+	    "max_bytes = 1073741824\nca_file = \"/srv/ca.pem\"\n"
+	    "bxegress_path = \"/opt/bxegress\"\n"
+	    "allow_addresses = [\"10.200.0.0/30\", \"fd00:1::/64\"]\n",
+	    NULL);
+	assert_int_equal(c->c_runner.cr_connect_timeout_ms, 100);
+	assert_int_equal(c->c_runner.cr_max_bytes, 1073741824);
+	assert_string_equal(c->c_runner.cr_ca_file, "/srv/ca.pem");
+	assert_string_equal(c->c_runner.cr_bxegress_path, "/opt/bxegress");
+	assert_int_equal(c->c_runner.cr_nallow, 2);
+	assert_string_equal(c->c_runner.cr_allow_text[1], "fd00:1::/64");
+	assert_int_equal(c->c_runner.cr_allow[0].c_prefix, 30);
+	config_free(c);
+	refused("[egress]\nconnect_timeout_ms = 60001\n",
+	    "brokerd.toml:2: egress.connect_timeout_ms must be 100 to 60000");
+	refused("[egress]\nmax_bytes = 1023\n",
+	    "egress.max_bytes must be 1024 to 1073741824");
+	refused("[egress]\nca_file = \"ca.pem\"\n",
+	    "egress.ca_file: not an absolute path");
+	refused("[egress]\nproxy = 1\n",
+	    "brokerd.toml:2: unknown key \"egress.proxy\"");
+	refused("[egress]\nallow_addresses = \"10.200.0.0/30\"\n",
+	    "egress.allow_addresses must be an array of strings");
+	refused("[egress]\nallow_addresses = [\n\"10.200.0.0/30\",\n"
+	    "\"127.0.0.0/8\"]\n", "brokerd.toml:4: egress.allow_addresses[1] "
+	    "\"127.0.0.0/8\" covers loopback");
+	refused("[egress]\nallow_addresses = [\"10.0.0.0/7\"]\n",
+	    "wider than /8");
+	refused("[egress]\nallow_addresses = [1]\n",
+	    "egress.allow_addresses[0] must be a CIDR string");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_runner),
+		cmocka_unit_test(test_egress),
 		cmocka_unit_test(test_env_home),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_errors),
