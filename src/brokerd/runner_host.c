@@ -17,9 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "brokerd/runner_egress.h"
 #include "brokerd/runner_impl.h"
 #include "brokerd/runner_sandbox.h"
 #include "brokerd/seccomp.h"
+#include "proto/readfile.h"
 #include "proto/sha256.h"
 #include "proto/writefile.h"
 
@@ -75,33 +77,67 @@ find_program(const char *name, const char *key, char *out, size_t size,
 	    "installed?)", key, name);
 }
 
-/* The helper: the configured one, the installed one, or the build's. */
+/*
+ * A helper program (bxtool, bxegress): the configured one, the installed
+ * one, or the build's, beside brokerd's own directory in the build tree.
+ */
 static int
-find_bxtool(struct runner_sandbox *rs, struct bx_error *err)
+find_helper(const char *configured, const char *key, const char *installed,
+    const char *name, char *out, size_t size, struct bx_error *err)
 {
 	char self[PATH_MAX], *slash;
 	ssize_t n;
 
-	if (rs->rs_cfg.cr_bxtool_path != NULL)
-		return find_program(rs->rs_cfg.cr_bxtool_path,
-		    "runner.bxtool_path", rs->rs_bxtool,
-		    sizeof(rs->rs_bxtool), err);
-	if (access(RUNNER_BXTOOL_INSTALLED, X_OK) == 0) {
-		snprintf(rs->rs_bxtool, sizeof(rs->rs_bxtool), "%s",
-		    RUNNER_BXTOOL_INSTALLED);
+	if (configured != NULL)
+		return find_program(configured, key, out, size, err);
+	if (access(installed, X_OK) == 0) {
+		snprintf(out, size, "%s", installed);
 		return 0;
 	}
 	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
 		self[n] = '\0';
 		if ((slash = strrchr(self, '/')) != NULL)
 			*slash = '\0';
-		snprintf(rs->rs_bxtool, sizeof(rs->rs_bxtool),
-		    "%s/../bxtool/bxtool", self);
-		if (access(rs->rs_bxtool, X_OK) == 0)
+		snprintf(out, size, "%s/../%s/%s", self, name, name);
+		if (access(out, X_OK) == 0)
 			return 0;
 	}
-	return bx_fail(err, "runner: the helper bxtool is not at %s (set "
-	    "runner.bxtool_path)", RUNNER_BXTOOL_INSTALLED);
+	return bx_fail(err, "runner: the helper %s is not at %s (set %s)",
+	    name, installed, key);
+}
+
+static int
+find_helpers(struct runner_sandbox *rs, struct bx_error *err)
+{
+	if (find_helper(rs->rs_cfg.cr_bxtool_path, "runner.bxtool_path",
+	    RUNNER_BXTOOL_INSTALLED, "bxtool", rs->rs_bxtool,
+	    sizeof(rs->rs_bxtool), err) == -1)
+		return -1;
+	return find_helper(rs->rs_cfg.cr_bxegress_path, "egress.bxegress_path",
+	    RUNNER_BXEGRESS_INSTALLED, "bxegress", rs->rs_bxegress,
+	    sizeof(rs->rs_bxegress), err);
+}
+
+/* [egress] ca_file, read now so that a mistyped one stops brokerd. */
+static int
+check_ca_file(const struct runner_sandbox *rs, struct bx_error *err)
+{
+	enum bx_readfile_why why;
+	char *pem;
+	size_t len;
+	bool has_cert;
+
+	if (rs->rs_cfg.cr_ca_file == NULL)
+		return 0;
+	if (bx_readfile(rs->rs_cfg.cr_ca_file, EGRESS_CA_MAX, &pem, &len, &why,
+	    err) == -1)
+		return bx_error_prefix(err, "runner: egress.ca_file");
+	has_cert = memmem(pem, len, "-----BEGIN CERTIFICATE-----", 27) != NULL;
+	free(pem);
+	if (!has_cert)
+		return bx_fail(err, "runner: egress.ca_file %s holds no PEM "
+		    "certificate", rs->rs_cfg.cr_ca_file);
+	return 0;
 }
 
 /* Boxmaker's own paths, resolved now; one that does not exist yet as given. */
@@ -212,7 +248,8 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 	    (cr->cr_bwrap_path != NULL ? cr->cr_bwrap_path : "bwrap");
 	if (find_program(program, cr->cr_kind == RUNNER_PODMAN ?
 	    "runner.podman_path" : "runner.bwrap_path", rs->rs_program,
-	    sizeof(rs->rs_program), err) == -1 || find_bxtool(rs, err) == -1 ||
+	    sizeof(rs->rs_program), err) == -1 || find_helpers(rs, err) == -1 ||
+	    check_ca_file(rs, err) == -1 ||
 	    set_user(rs, err) == -1 || list_root(rs, err) == -1)
 		return -1;
 	snprintf(rs->rs_runner_dir, sizeof(rs->rs_runner_dir),

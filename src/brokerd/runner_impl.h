@@ -118,6 +118,7 @@ struct runner_sandbox {
 	char			 rs_home_id[17];
 	char			 rs_program[PATH_MAX];
 	char			 rs_bxtool[PATH_MAX];
+	char			 rs_bxegress[PATH_MAX];
 	char			 rs_runner_dir[PATH_MAX];
 	char			 rs_usr[PATH_MAX];
 	char			 rs_user[32];
@@ -135,6 +136,9 @@ struct runner_sandbox_config;
 /* The host's facts into rs (runner_host.c), from its copied rs_cfg. */
 int	runner_setup(struct runner_sandbox *, const struct runner_sandbox_config *,
 	    struct bx_error *err);
+/* One line to brokerd's log, if it has one (runner_sandbox.c). */
+void	runner_say(const struct runner_sandbox *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
 /* Removes this home's cgroups where they are empty (runner_host.c). */
 void	runner_release(struct runner_sandbox *);
 

@@ -271,15 +271,78 @@ shell_result(const struct result_input *in, const struct status *st,
 	return set(r, RUN_OK, text, false, err);
 }
 
+/* Whether len bytes are UTF-8 text as the model may receive it: no NUL. */
+static bool
+strict_utf8(const char *s, size_t len)
+{
+	size_t i, n;
+
+	for (i = 0; i < len; i += n)
+		if (s[i] == '\0' || (n = bx_utf8_len((const unsigned char *)s +
+		    i, len - i)) == 0)
+			return false;
+	return true;
+}
+
+/* http_fetch's answer from "http CODE [truncated]" and the body. */
+static int
+http_result(const struct result_input *in, int code, bool truncated,
+    struct run_result *r, struct bx_error *err)
+{
+	const struct exec_outcome *o = in->ri_run;
+	size_t len = o->eo_out_len;
+	char *body, *text;
+
+	if (code < 200 || code > 299) {
+		len = utf8_cut(o->eo_out, len, RESULT_HTTP_BODY_MAX);
+		if ((body = valid_utf8(o->eo_out, len)) == NULL)
+			return bx_fail(err, "runner: out of memory");
+		text = printf_text("HTTP %d: %s", code, body);
+		free(body);
+		return set(r, RUN_FAILED, text, false, err);
+	}
+	if (truncated || len > in->ri_output_bytes)
+		len = utf8_cut(o->eo_out, len, in->ri_output_bytes);
+	if (!strict_utf8(o->eo_out, len))
+		return set(r, RUN_FAILED, strdup("not UTF-8 text"), false, err);
+	if ((text = strndup(o->eo_out, len)) == NULL)
+		return bx_fail(err, "runner: out of memory");
+	return set(r, RUN_OK, text, truncated || len < o->eo_out_len, err);
+}
+
+/* http_fetch's failure: the proxy's reason beats curl's words. */
+static int
+fetch_failed(const struct result_input *in, const char *curl_words,
+    struct run_result *r, struct bx_error *err)
+{
+	if (in->ri_egress_limit > 0)
+		return set(r, RUN_FAILED, printf_text("egress byte limit "
+		    "reached (%lld bytes)", (long long)in->ri_egress_limit),
+		    false, err);
+	if (in->ri_egress_refusal != NULL)
+		return set(r, RUN_FAILED, strdup(in->ri_egress_refusal), false,
+		    err);
+	return set(r, RUN_FAILED, valid_utf8(curl_words, strlen(curl_words)),
+	    false, err);
+}
+
 /* The helper's own answer, once nothing ended the call early. */
 static int
 tool_result(const struct result_input *in, const struct status *st,
     struct run_result *r, struct bx_error *err)
 {
 	const struct exec_outcome *o = in->ri_run;
-	char *text;
+	char *text, word[16] = "";
 	bool cut;
+	int code;
 
+	if (in->ri_tool == BX_TOOL_HTTP_FETCH &&
+	    sscanf(st->st_final, "http %d %15s", &code, word) >= 1 &&
+	    (word[0] == '\0' || strcmp(word, "truncated") == 0))
+		return http_result(in, code, word[0] != '\0', r, err);
+	if (in->ri_tool == BX_TOOL_HTTP_FETCH &&
+	    strncmp(st->st_final, "failed ", 7) == 0)
+		return fetch_failed(in, st->st_final + 7, r, err);
 	if (in->ri_tool == BX_TOOL_SHELL && (strncmp(st->st_final, "exit ",
 	    5) == 0 || strncmp(st->st_final, "signal ", 7) == 0))
 		return shell_result(in, st, r, err);

@@ -15,6 +15,12 @@
  *			truncated
  *	shell		output (U+FFFD for bytes that are not UTF-8), then
  *			"exit status N" or "killed by signal S" unless 0
+ *	http_fetch	a final 2xx: the body, which must be UTF-8 (failed
+ *			"not UTF-8 text" otherwise); any other status:
+ *			failed "HTTP <code>: " and the body's first
+ *			RESULT_HTTP_BODY_MAX bytes; curl's failure: failed
+ *			with the egress proxy's reason when it refused a hop
+ *			or reached the byte limit, else with curl's words
  *
  * Content is cut further, truncated then too, so that its answer frame
  * fits BX_FRAME_MAX whatever its JSON escaping costs.
@@ -35,6 +41,8 @@
 #define RESULT_FRAME_RESERVE	1024
 /* The runtime's words kept in an unavailable message. */
 #define RESULT_WORDS_MAX	600
+/* What a failed http_fetch quotes of a body that is not a 2xx's. */
+#define RESULT_HTTP_BODY_MAX	1024
 
 struct result_input {
 	enum bx_tool			 ri_tool;
@@ -44,6 +52,9 @@ struct result_input {
 	int64_t				 ri_timeout_ms;
 	int64_t				 ri_memory_mb;
 	size_t				 ri_output_bytes;
+	/* http_fetch: "egress refused HOST:PORT: REASON" or NULL. */
+	const char			*ri_egress_refusal;
+	int64_t				 ri_egress_limit; /* bytes, 0: not hit */
 };
 
 int	runner_result(const struct result_input *, struct run_result *ret,

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "brokerd/runner_egress.h"
 #include "brokerd/runner_impl.h"
 #include "brokerd/runner_result.h"
 #include "brokerd/runner_sandbox.h"
@@ -32,12 +33,8 @@ static int	run(void *, const struct run_spec *, struct run_result *,
 /* How often a call waiting for a slot looks at its caller. */
 #define RUNNER_SLOT_POLL_MS	100
 
-static void
-say(const struct runner_sandbox *rs, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-say(const struct runner_sandbox *rs, const char *fmt, ...)
+void
+runner_say(const struct runner_sandbox *rs, const char *fmt, ...)
 {
 	char line[2 * BX_ERROR_MAX];
 	va_list ap;
@@ -184,25 +181,74 @@ remove_call(struct runner_sandbox *rs, const struct sandbox_view *v,
 	if (abnormal && rs->rs_cfg.cr_kind == RUNNER_PODMAN)
 		podman_cleanup(&rs->rs_backend, v->v_seq);
 	if (cgroup_call_remove(cg, &err) == -1)
-		say(rs, "runner: call %" PRIu64 ": %s; %s", v->v_seq, err.msg,
+		runner_say(rs, "runner: call %" PRIu64 ": %s; %s", v->v_seq, err.msg,
 		    RUNNER_RUNBOOK);
 	if (sandbox_dir_remove(v->v_calldir, &err) == -1)
-		say(rs, "runner: call %" PRIu64 ": %s; %s", v->v_seq, err.msg,
+		runner_say(rs, "runner: call %" PRIu64 ": %s; %s", v->v_seq, err.msg,
 		    RUNNER_RUNBOOK);
 	if (rs->rs_cfg.cr_kind == RUNNER_BWRAP)
 		(void)exec_reap_orphans();
 }
 
+/* http_fetch's proxy, for a spec with egress; *ret stays NULL otherwise. */
+static int
+start_egress(struct runner_sandbox *rs, const struct sandbox_view *v,
+    const struct run_spec *spec, struct egress_call **ret,
+    struct bx_error *err)
+{
+	const char *const *hosts;
+	size_t nhosts;
+
+	*ret = NULL;
+	if (spec == NULL || !run_spec_has_egress(spec))
+		return 0;
+	hosts = run_spec_egress(spec, &nhosts);
+	return egress_start(rs, v, hosts, nhosts, ret, err);
+}
+
+/* The run into a result, with what the proxy reported, if there was one. */
+static int
+shape(struct runner_sandbox *rs, struct sandbox_call *call, enum bx_tool tool,
+    struct exec_outcome *o, struct egress_call *eg, struct run_result *ret,
+    struct bx_error *err)
+{
+	struct egress_report er;
+	struct result_input in;
+	int rc;
+
+	memset(&er, 0, sizeof(er));
+	if (eg != NULL)
+		egress_finish(eg, &er);
+	if (er.er_broken) {
+		free(er.er_refusal);
+		return unavailable(ret, "the egress proxy ended on its own; "
+		    EGRESS_RUNBOOK, err);
+	}
+	memset(&in, 0, sizeof(in));
+	in.ri_tool = tool;
+	in.ri_run = o;
+	in.ri_runtime = config_runner_kind_name(rs->rs_cfg.cr_kind);
+	in.ri_oomed = cgroup_call_oomed(call->sc_cgroup);
+	in.ri_timeout_ms = rs->rs_cfg.cr_timeout_ms;
+	in.ri_memory_mb = rs->rs_cfg.cr_memory_mb;
+	in.ri_output_bytes = (size_t)rs->rs_cfg.cr_output_bytes;
+	in.ri_egress_refusal = er.er_refusal;
+	in.ri_egress_limit = er.er_limit;
+	rc = runner_result(&in, ret, err);
+	free(er.er_refusal);
+	return rc;
+}
+
 /* One view through its backend into a result; the slot is held. */
 static int
 run_view(struct runner_sandbox *rs, const struct sandbox_view *v,
-    enum bx_tool tool, int hangup_fd, struct run_result *ret,
-    struct bx_error *err)
+    const struct run_spec *spec, enum bx_tool tool, int hangup_fd,
+    struct run_result *ret, struct bx_error *err)
 {
+	struct egress_call *eg = NULL;
 	struct sandbox_call call;
 	struct exec_limits lim;
 	struct exec_outcome o;
-	struct result_input in;
 	struct bx_error why;
 	int rc;
 
@@ -223,23 +269,19 @@ run_view(struct runner_sandbox *rs, const struct sandbox_view *v,
 		sandbox_dir_remove(v->v_calldir, err);
 		return unavailable(ret, why.msg, err);
 	}
-	rc = rs->rs_cfg.cr_kind == RUNNER_PODMAN ?
-	    podman_run(&rs->rs_backend, &call, &o, &why) :
-	    bwrap_run(&rs->rs_backend, &call, &o, &why);
+	if (start_egress(rs, v, spec, &eg, &why) == -1)
+		rc = -1;
+	else
+		rc = rs->rs_cfg.cr_kind == RUNNER_PODMAN ?
+		    podman_run(&rs->rs_backend, &call, &o, &why) :
+		    bwrap_run(&rs->rs_backend, &call, &o, &why);
 	if (rc == 0) {
-		memset(&in, 0, sizeof(in));
-		in.ri_tool = tool;
-		in.ri_run = &o;
-		in.ri_runtime = config_runner_kind_name(rs->rs_cfg.cr_kind);
-		in.ri_oomed = cgroup_call_oomed(call.sc_cgroup);
-		in.ri_timeout_ms = rs->rs_cfg.cr_timeout_ms;
-		in.ri_memory_mb = rs->rs_cfg.cr_memory_mb;
-		in.ri_output_bytes = (size_t)rs->rs_cfg.cr_output_bytes;
-		rc = runner_result(&in, ret, err);
+		rc = shape(rs, &call, tool, &o, eg, ret, err);
 		call.sc_abnormal |= ret->rr_status == RUN_UNAVAILABLE;
 		exec_outcome_clear(&o);
 	} else
 		rc = unavailable(ret, why.msg, err);
+	egress_free(eg);
 	remove_call(rs, v, call.sc_cgroup, call.sc_abnormal);
 	return rc;
 }
@@ -253,8 +295,6 @@ run(void *ctx, const struct run_spec *spec, struct run_result *ret,
 	struct bx_error why;
 	int hangup_fd = run_spec_hangup_fd(spec), rc;
 
-	if (run_spec_tool(spec) == BX_TOOL_HTTP_FETCH)
-		return unavailable(ret, RUNNER_NO_EGRESS, err);
 	if (sandbox_view_build(&rs->rs_host, spec, run_spec_seq(spec), &v,
 	    &why) == -1)
 		return unavailable(ret, why.msg, err);
@@ -262,7 +302,7 @@ run(void *ctx, const struct run_spec *spec, struct run_result *ret,
 		sandbox_view_free(v);
 		return unavailable(ret, "the caller went away", err);
 	}
-	rc = run_view(rs, v, run_spec_tool(spec), hangup_fd, ret, err);
+	rc = run_view(rs, v, spec, run_spec_tool(spec), hangup_fd, ret, err);
 	give_slot(rs);
 	sandbox_view_free(v);
 	return rc;
@@ -279,7 +319,7 @@ runner_sandbox_check(struct runner_sandbox *rs, struct bx_error *err)
 	if (sandbox_view_noop(&rs->rs_host, RUNNER_CHECK_SEQ, &v, err) == -1)
 		return -1;
 	(void)sandbox_dir_remove(v->v_calldir, err);
-	if (run_view(rs, v, BX_TOOL_SHELL, -1, &r, err) == -1)
+	if (run_view(rs, v, NULL, BX_TOOL_SHELL, -1, &r, err) == -1)
 		goto out;
 	if (r.rr_status != RUN_OK || strcmp(r.rr_text, "") != 0) {
 		bx_fail(err, "runner: the %s start-up check failed: %s",

@@ -13,7 +13,7 @@
  *
  * Until the helper has started, a failure is RUN_UNAVAILABLE with
  * brokerd's and the runtime's words; from then on it is the tool's.
- * http_fetch is unavailable until its egress proxy lands.
+ * http_fetch's sandbox also gets its own egress proxy (runner_egress.h).
  *
  * runner_sandbox_new checks what can be checked without running anything
  * (the programs, the helper, cgroups, a limit this host cannot hold);
@@ -35,11 +35,12 @@
 #include "proto/error.h"
 
 #define RUNNER_RUNBOOK	"see docs/runbook.md#runner-unavailable"
-/* What http_fetch answers until the egress proxy lands. */
-#define RUNNER_NO_EGRESS	"http_fetch needs the egress proxy"
-/* The helper as `make install` puts it. */
+/* The helpers as `make install` puts them. */
 #ifndef RUNNER_BXTOOL_INSTALLED
 #define RUNNER_BXTOOL_INSTALLED	"/usr/local/libexec/boxmaker/bxtool"
+#endif
+#ifndef RUNNER_BXEGRESS_INSTALLED
+#define RUNNER_BXEGRESS_INSTALLED "/usr/local/libexec/boxmaker/bxegress"
 #endif
 
 struct runner_sandbox_config {

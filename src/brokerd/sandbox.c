@@ -328,61 +328,6 @@ arrange(struct builder *b)
 	return add(b, SB_HELPER, false, b->b_host->sh_bxtool, SANDBOX_BXTOOL);
 }
 
-static int
-copy_argv(struct sandbox_view *v, const char *const *argv, size_t n,
-    struct bx_error *err)
-{
-	size_t i;
-
-	if ((v->v_argv = calloc(n + 1, sizeof(*v->v_argv))) == NULL)
-		return bx_fail(err, "sandbox: out of memory");
-	for (i = 0; i < n; i++)
-		if ((v->v_argv[i] = strdup(argv[i])) == NULL)
-			return bx_fail(err, "sandbox: out of memory");
-	v->v_argc = n;
-	return 0;
-}
-
-static int
-set_argv(struct sandbox_view *v, const struct sandbox_host *h,
-    const struct run_spec *spec, struct bx_error *err)
-{
-	const struct tool_args *a = run_spec_args(spec);
-	char max[32];
-	const char *argv[8];
-	size_t n = 0;
-
-	snprintf(max, sizeof(max), "%zu", h->sh_output_bytes);
-	argv[n++] = SANDBOX_BXTOOL;
-	switch (run_spec_tool(spec)) {
-	case BX_TOOL_READ_FILE:
-		argv[n++] = "read";
-		argv[n++] = "--max";
-		argv[n++] = max;
-		argv[n++] = a->ta_path;
-		break;
-	case BX_TOOL_WRITE_FILE:
-		argv[n++] = "write";
-		argv[n++] = a->ta_path;
-		v->v_stdin = a->ta_content;
-		v->v_stdin_len = strlen(a->ta_content);
-		break;
-	case BX_TOOL_SHELL:
-		argv[n++] = "run";
-		argv[n++] = "--cwd";
-		argv[n++] = a->ta_cwd != NULL ? a->ta_cwd : "/tmp";
-		argv[n++] = "--";
-		argv[n++] = "/bin/sh";
-		argv[n++] = "-c";
-		argv[n++] = a->ta_command;
-		break;
-	default:
-		return bx_fail(err, "sandbox: %s does not run in this sandbox",
-		    bx_tool_name(run_spec_tool(spec)));
-	}
-	return copy_argv(v, argv, n, err);
-}
-
 /* A view with its directories named and its fixed mounts; no command yet. */
 static struct sandbox_view *
 view_new(struct builder *b, const struct sandbox_host *h, uint64_t seq,
@@ -406,7 +351,9 @@ view_new(struct builder *b, const struct sandbox_host *h, uint64_t seq,
 		v->v_calldir = NULL;
 	else if (asprintf(&v->v_rootfs, "%s/root", v->v_calldir) == -1)
 		v->v_rootfs = NULL;
-	if (v->v_rootfs == NULL) {
+	else if (asprintf(&v->v_egressdir, "%s/egress", v->v_calldir) == -1)
+		v->v_egressdir = NULL;
+	if (v->v_egressdir == NULL) {
 		bx_fail(err, "sandbox: out of memory");
 		sandbox_view_free(v);
 		return NULL;
@@ -429,13 +376,17 @@ sandbox_view_build(const struct sandbox_host *h, const struct run_spec *spec,
 
 	if ((v = view_new(&b, h, seq, err)) == NULL)
 		return -1;
-	if (set_argv(v, h, spec, err) == -1)
+	if (sandbox_argv(v, h, spec, err) == -1)
 		goto out;
 	for (i = 0; i < run_spec_nmounts(spec); i++)
 		if (add_mount(&b, run_spec_mount_path(spec, i),
 		    run_spec_mount_writable(spec, i)) == -1)
 			goto out;
 	if (arrange(&b) == -1)
+		goto out;
+	/* The proxy's directory, after the helper, over anything a grant had. */
+	if (run_spec_has_egress(spec) && add(&b, SB_BIND, false,
+	    v->v_egressdir, SANDBOX_EGRESS_DIR) == -1)
 		goto out;
 	*ret = v;
 	v = NULL;
@@ -457,7 +408,8 @@ sandbox_view_noop(const struct sandbox_host *h, uint64_t seq,
 
 	if ((v = view_new(&b, h, seq, err)) == NULL)
 		return -1;
-	if (copy_argv(v, argv, sizeof(argv) / sizeof(argv[0]), err) == -1 ||
+	if (sandbox_argv_copy(v, argv, sizeof(argv) / sizeof(argv[0]),
+	    err) == -1 ||
 	    arrange(&b) == -1) {
 		sandbox_view_free(v);
 		return -1;
@@ -482,6 +434,7 @@ sandbox_view_free(struct sandbox_view *v)
 	free(v->v_argv);
 	free(v->v_ops);
 	free(v->v_rootfs);
+	free(v->v_egressdir);
 	free(v->v_calldir);
 	free(v);
 }

@@ -13,6 +13,8 @@
  *	the spec's mounts	the host path at the same path
  *	Boxmaker's own paths	covered by an empty read-only directory
  *	/.boxmaker/bxtool	the helper, read-only, last of all
+ *	/.boxmaker/egress	http_fetch only: <calldir>/egress, read-only,
+ *			holding the egress proxy's socket and the CA bundle
  *
  * Mounts apply from the shortest destination to the longest, so the more
  * specific wins (at the same path, a grant over the sandbox's own); the
@@ -41,6 +43,10 @@
 
 /* Where the helper is inside every sandbox. */
 #define SANDBOX_BXTOOL		"/.boxmaker/bxtool"
+/* http_fetch's way out: the proxy's directory, its socket, the CAs. */
+#define SANDBOX_EGRESS_DIR	"/.boxmaker/egress"
+#define SANDBOX_EGRESS_SOCKET	SANDBOX_EGRESS_DIR "/socks.sock"
+#define SANDBOX_EGRESS_CA	SANDBOX_EGRESS_DIR "/ca.pem"
 /* The sandbox's hostname. */
 #define SANDBOX_HOSTNAME	"boxmaker"
 /* Boxmaker's own paths that a host can hold: home, grants, config, sockets. */
@@ -90,6 +96,7 @@ struct sandbox_view {
 	uint64_t		 v_seq;		/* the Decision record's */
 	char			*v_calldir;	/* <runner_dir>/<seq> */
 	char			*v_rootfs;	/* <calldir>/root */
+	char			*v_egressdir;	/* <calldir>/egress */
 	struct sandbox_op	*v_ops;
 	size_t			 v_nops;
 	char			**v_argv;	/* inside; NULL-terminated */
@@ -107,6 +114,12 @@ int	sandbox_view_build(const struct sandbox_host *,
 int	sandbox_view_noop(const struct sandbox_host *, uint64_t seq,
 	    struct sandbox_view **ret, struct bx_error *err);
 void	sandbox_view_free(struct sandbox_view *);
+
+/* The command inside (sandbox_argv.c): the spec's, or argv as given. */
+int	sandbox_argv(struct sandbox_view *, const struct sandbox_host *,
+	    const struct run_spec *, struct bx_error *err);
+int	sandbox_argv_copy(struct sandbox_view *, const char *const *argv,
+	    size_t n, struct bx_error *err);
 
 /*
  * Makes <calldir> (root/, etc/, cover/) with every mount point the view

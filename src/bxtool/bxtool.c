@@ -5,6 +5,7 @@
  *	bxtool read --max N PATH
  *	bxtool write PATH		(the content on stdin)
  *	bxtool run [--cwd DIR] -- PROGRAM [ARGS...]
+ *	bxtool fetch --max N --proxy SOCKET --cacert FILE URL
  */
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -32,7 +33,8 @@ usage(void)
 	static const char text[] =
 	    "usage: bxtool read --max N PATH\n"
 	    "       bxtool write PATH\n"
-	    "       bxtool run [--cwd DIR] -- PROGRAM [ARGS...]\n";
+	    "       bxtool run [--cwd DIR] -- PROGRAM [ARGS...]\n"
+	    "       bxtool fetch --max N --proxy SOCKET --cacert FILE URL\n";
 
 	(void)write(STDERR_FILENO, text, sizeof(text) - 1);
 }
@@ -80,6 +82,20 @@ parse_run(int argc, char *argv[], struct bxt_args *a)
 }
 
 static int
+parse_fetch(int argc, char *argv[], struct bxt_args *a)
+{
+	if (argc != 9 || strcmp(argv[2], "--max") != 0 ||
+	    strcmp(argv[4], "--proxy") != 0 ||
+	    strcmp(argv[6], "--cacert") != 0 ||
+	    strncmp(argv[8], "https://", 8) != 0)
+		return -1;
+	a->a_proxy = argv[5];
+	a->a_cacert = argv[7];
+	a->a_path = argv[8];
+	return parse_max(argv[3], &a->a_max);
+}
+
+static int
 parse(int argc, char *argv[], struct bxt_args *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -102,6 +118,10 @@ parse(int argc, char *argv[], struct bxt_args *a)
 	if (strcmp(argv[1], "run") == 0) {
 		a->a_cmd = BXT_RUN;
 		return parse_run(argc, argv, a);
+	}
+	if (strcmp(argv[1], "fetch") == 0) {
+		a->a_cmd = BXT_FETCH;
+		return parse_fetch(argc, argv, a);
 	}
 	return -1;
 }
@@ -158,6 +178,9 @@ main(int argc, char *argv[])
 			break;
 		case BXT_WRITE:
 			bxt_write(&args, &out);
+			break;
+		case BXT_FETCH:
+			bxt_fetch(&args, &out);
 			break;
 		default:
 			bxt_run(&args, &out);

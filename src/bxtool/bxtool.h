@@ -1,11 +1,13 @@
 /*
  * bxtool.h: the in-sandbox helper's parts. bxtool is bind-mounted at
  * /.boxmaker/bxtool and is the command of every sandbox brokerd starts;
- * it reads a file, writes a file or runs a command, and tells brokerd how
- * that went on stderr, in lines only it writes:
+ * it reads a file, writes a file, runs a command or fetches a URL through
+ * the call's egress proxy, and tells brokerd how that went on stderr, in
+ * lines only it writes:
  *
  *	bxtool: started			after the arguments were accepted
- *	bxtool: ok | truncated | failed MESSAGE | exit N | signal S
+ *	bxtool: ok | truncated | failed MESSAGE | exit N | signal S |
+ *		http CODE | http CODE truncated
  *
  * The second line is the last thing bxtool writes. stdout carries the
  * tool's content and nothing else.
@@ -29,14 +31,17 @@ enum bxt_cmd {
 	BXT_READ,
 	BXT_WRITE,
 	BXT_RUN,
+	BXT_FETCH,
 	BXT_CMD_MAX
 };
 
 /* The arguments, pointing into argv. */
 struct bxt_args {
 	enum bxt_cmd	  a_cmd;
-	size_t		  a_max;	/* read: --max */
-	const char	 *a_path;	/* read, write */
+	size_t		  a_max;	/* read, fetch: --max */
+	const char	 *a_path;	/* read, write; fetch: the URL */
+	const char	 *a_proxy;	/* fetch: the proxy's socket */
+	const char	 *a_cacert;	/* fetch: the CA bundle */
 	const char	 *a_cwd;	/* run: --cwd */
 	char *const	 *a_argv;	/* run: PROGRAM ARGS..., NULL-ended */
 };
@@ -47,13 +52,15 @@ enum bxt_final {
 	BXT_FAILED,
 	BXT_EXIT,
 	BXT_SIGNAL,
+	BXT_HTTP,	/* the final response's status in o_code */
 	BXT_FINAL_MAX
 };
 
 /* What the final status line will say; a subcommand fills it. */
 struct bxt_outcome {
 	enum bxt_final	 o_final;
-	int		 o_code;		/* exit status or signal */
+	int		 o_code;		/* exit status, signal, HTTP */
+	int		 o_truncated;		/* BXT_HTTP: the body was cut */
 	char		 o_msg[BXT_MSG_MAX];	/* BXT_FAILED's message */
 };
 
@@ -63,9 +70,18 @@ void	bxt_fail(struct bxt_outcome *out, const char *fmt, ...)
 int	bxt_status_started(void);
 int	bxt_status_final(const struct bxt_outcome *out);
 
-/* read.c, write.c, run.c: each leaves its result in out. */
+/* read.c, write.c, run.c, fetch.c: each leaves its result in out. */
 void	bxt_read(const struct bxt_args *args, struct bxt_outcome *out);
 void	bxt_write(const struct bxt_args *args, struct bxt_outcome *out);
 void	bxt_run(const struct bxt_args *args, struct bxt_outcome *out);
+void	bxt_fetch(const struct bxt_args *args, struct bxt_outcome *out);
+
+/*
+ * run.c, for fetch.c too: in a child between fork and exec, what a
+ * program bxtool starts gets: no descriptor past stderr, default signals,
+ * its own session, and exactly bxt_command_env.
+ */
+extern char *const bxt_command_env[];
+void	bxt_child_reset(void);
 
 #endif

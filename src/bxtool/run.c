@@ -31,7 +31,7 @@
 #define KSIGACTION_WORDS	8
 
 /* Exactly this, so that nothing of brokerd's or the sandbox's leaks in. */
-static char *const command_env[] = {
+char *const bxt_command_env[] = {
 	"PATH=/usr/local/bin:/usr/bin:/bin",
 	"HOME=/tmp",
 	"LANG=C.UTF-8",
@@ -84,6 +84,14 @@ default_signals(void)
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+void
+bxt_child_reset(void)
+{
+	close_others();
+	default_signals();
+	(void)setsid();
+}
+
 /*
  * The child: what fails here is the command's failure to start, told on
  * its own output as sh would, with sh's status.
@@ -98,10 +106,8 @@ child(char *const argv[], int nullfd)
 	else if (dup2(STDOUT_FILENO, STDERR_FILENO) == -1)
 		what = "cannot set up stderr for";
 	if (what == NULL) {
-		close_others();
-		default_signals();
-		(void)setsid();
-		(void)execve(argv[0], argv, command_env);
+		bxt_child_reset();
+		(void)execve(argv[0], argv, bxt_command_env);
 		what = "cannot run";
 	}
 	(void)dprintf(STDOUT_FILENO, "bxtool: %s %s: %s\n", what, argv[0],

@@ -90,6 +90,10 @@ bxt_status_final(const struct bxt_outcome *out)
 		n = snprintf(line, sizeof(line), STATUS_PREFIX "exit %d\n",
 		    out->o_code);
 		break;
+	case BXT_HTTP:
+		n = snprintf(line, sizeof(line), STATUS_PREFIX "http %d%s\n",
+		    out->o_code, out->o_truncated ? " truncated" : "");
+		break;
 	case BXT_SIGNAL:
 		n = snprintf(line, sizeof(line), STATUS_PREFIX "signal %d\n",
 		    out->o_code);
