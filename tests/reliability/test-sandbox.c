@@ -34,246 +34,7 @@
 #include "brokerd/runner_sandbox.h"
 #include "harness.h"
 #include "proto/sha256.h"
-
-#define TIMEOUT_MS	3000
-#define MEMORY_MB	64
-#define OUTPUT_BYTES	65536
-#define SESSION		"sandbox-1"
-/* Short: the home's socket paths must fit sun_path. */
-#define TEST_TOP	"/var/lib/bx-sandbox-XXXXXX"
-
-static const char *kind;	/* "podman" or "bwrap" */
-
-struct fixture {
-	char		top[PATH_MAX];		/* all of the test's files */
-	struct rh_home	home;
-	char		data[PATH_MAX];		/* the granted tree */
-	char		outside[PATH_MAX];	/* beside it, never granted */
-	char		home_id[17];
-	int		calls;
-	struct rh_answer last;		/* of the last call */
-};
-
-static void
-put(const char *dir, const char *name, const char *text)
-{
-	char path[PATH_MAX];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if ((fp = fopen(path, "w")) == NULL)
-		fail_msg("%s: %s", path, strerror(errno));
-	fputs(text, fp);
-	fclose(fp);
-}
-
-static void
-grant(struct fixture *f, const char *id, const char *tool, const char *paths)
-{
-	char text[2 * PATH_MAX], name[128];
-
-	snprintf(text, sizeof(text), "tool = \"%s\"\nmode = \"auto\"\n"
-	    "max_taint = \"secret\"\nresult_class = \"private\"\n"
-	    "expires = \"2099-01-01T00:00:00.000Z\"\n\n[constraints]\n"
-	    "paths = [%s]\n", tool, paths);
-	snprintf(name, sizeof(name), "%s.toml", id);
-	put(f->home.grants, name, text);
-}
-
-static void
-start(struct fixture *f)
-{
-	char runner[1024], errs[4096] = "";
-	FILE *fp;
-
-	snprintf(runner, sizeof(runner), "kind = \"%s\"\ntimeout_ms = %d\n"
-	    "memory_mb = %d\npids = 32\noutput_bytes = %d\nmax_running = 1\n"
-	    "bxtool_path = \"%s/src/bxtool/bxtool\"\n", kind, TIMEOUT_MS,
-	    MEMORY_MB, OUTPUT_BYTES, getenv("BX_BUILD_ROOT"));
-	assert_int_equal(rh_home_config(&f->home, 900000, runner), 0);
-	if (rh_start(&f->home, NULL) == 0)
-		return;
-	if ((fp = fopen(f->home.errs, "r")) != NULL) {
-		errs[fread(errs, 1, sizeof(errs) - 1, fp)] = '\0';
-		fclose(fp);
-	}
-	fail_msg("brokerd with the %s runtime did not start (is %s "
-	    "installed?): %s", kind, kind, errs);
-}
-
-static int
-setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct bx_error err;
-	char sub[PATH_MAX];
-
-	/*
-	 * Not under /tmp, which every sandbox has its own of: under a grant
-	 * of "/" the home and the data must be where the host's tree shows.
-	 */
-	if (f == NULL)
-		return -1;
-	/* The home two levels down: a writable grant of top holds it deep. */
-	snprintf(f->top, sizeof(f->top), "%s", TEST_TOP);
-	if (mkdtemp(f->top) == NULL)
-		return -1;
-	snprintf(sub, sizeof(sub), "%s/h", f->top);
-	if (mkdir(sub, 0700) == -1 || setenv("TMPDIR", sub, 1) == -1 ||
-	    rh_home_make(&f->home, 900000) == -1)
-		return -1;
-	snprintf(f->data, sizeof(f->data), "%s/data", f->top);
-	snprintf(f->outside, sizeof(f->outside), "%s/outside", f->top);
-	if (mkdir(f->data, 0755) == -1 || mkdir(f->outside, 0755) == -1 ||
-	    runner_home_id(f->home.dir, f->home_id, &err) == -1)
-		return -1;
-	snprintf(sub, sizeof(sub), "%s/docs", f->data);
-	mkdir(sub, 0755);
-	snprintf(sub, sizeof(sub), "%s/work", f->data);
-	mkdir(sub, 0755);
-	snprintf(sub, sizeof(sub), "%s/.ssh", f->outside);
-	mkdir(sub, 0700);
-	put(sub, "id_test", "FAKE-SECRET-outside\n");
-	put(f->outside, "secret.txt", "FAKE-SECRET-file\n");
-	*state = f;
-	start(f);
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct fixture *f = *state;
-	char path[PATH_MAX];
-	struct dirent *e;
-	DIR *d;
-
-	rh_home_remove(&f->home);
-	rh_remove_tree(f->top);
-	/* brokerd was SIGKILLed: its home's empty cgroups, in every hierarchy. */
-	if ((d = opendir("/sys/fs/cgroup")) != NULL) {
-		while ((e = readdir(d)) != NULL) {
-			snprintf(path, sizeof(path), "/sys/fs/cgroup/%s/"
-			    "boxmaker-%s", e->d_name, f->home_id);
-			(void)rmdir(path);
-		}
-		closedir(d);
-	}
-	free(f);
-	return 0;
-}
-
-/* One call; its final answer, content (malloc'd) in *content. */
-static struct rh_answer
-call(struct fixture *f, const char *tool, const char *args, char **content)
-{
-	struct rh_call c;
-	struct rh_answer a;
-	char id[32];
-
-	snprintf(id, sizeof(id), "c%d", ++f->calls);
-	*content = NULL;
-	assert_int_equal(rh_call_tool(&c, f->home.broker, SESSION, id, tool,
-	    args), 0);
-	rh_call_next_full(&c, TIMEOUT_MS + RH_WAIT_MS, &a, content);
-	rh_call_close(&c);
-	f->last = a;
-	if (a.a_got != RH_FINAL)
-		fail_msg("call %s %s: no final answer (got %d: %s)", tool, args,
-		    a.a_got, a.a_message);
-	if (*content == NULL && (*content = strdup(a.a_status ==
-	    BX_STATUS_DENIED ? bx_deny_name(a.a_reason) : "")) == NULL)
-		fail_msg("out of memory");
-	return a;
-}
-
-/* A shell command under the grant "shell" (paths set by the case). */
-static char *
-shell(struct fixture *f, const char *cwd, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static char *
-shell(struct fixture *f, const char *cwd, const char *fmt, ...)
-{
-	char cmd[4096], *args, *content;
-	json_t *j;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	j = cwd != NULL ? json_pack("{s:s,s:s}", "command", cmd, "cwd", cwd) :
-	    json_pack("{s:s}", "command", cmd);
-	args = json_dumps(j, JSON_COMPACT);
-	json_decref(j);
-	(void)call(f, "shell", args, &content);
-	free(args);
-	return content;
-}
-
-/*
- * The Result record of call c<n>: its status, and bytes and sha256 of
- * exactly what the model received.
- */
-static void
-expect_record(struct fixture *f, int n, bool failed, const char *sent)
-{
-	const struct bx_audit_record *r;
-	struct rh_log log;
-	struct bx_hash h;
-	char id[32];
-
-	snprintf(id, sizeof(id), "c%d", n);
-	assert_int_equal(rh_log_read(f->home.dir, &log), 0);
-	r = rh_log_find(&log, BX_AUDIT_RESULT, SESSION, id);
-	assert_non_null(r);
-	assert_int_equal(r->event.result.status, failed ?
-	    BX_RESULT_STATUS_FAILED : BX_RESULT_STATUS_RESULT);
-	assert_int_equal(r->event.result.bytes, strlen(sent));
-	assert_int_equal(bx_sha256(sent, strlen(sent), &h, NULL), 0);
-	assert_true(bx_hash_equal(&h, &r->event.result.sha256));
-	rh_log_free(&log);
-}
-
-/* Nothing of any call is left: directories, cgroups, containers. */
-static void
-expect_nothing_left(struct fixture *f)
-{
-	char path[PATH_MAX], cmd[256], out[256] = "";
-	struct dirent *e, *h;
-	DIR *d, *root;
-	FILE *fp;
-	size_t n;
-
-	snprintf(path, sizeof(path), "%s/broker/runner", f->home.dir);
-	assert_non_null(d = opendir(path));
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
-			fail_msg("left behind: %s/%s", path, e->d_name);
-	closedir(d);
-	/* podman makes the call's cgroup in every hierarchy, bwrap in two. */
-	assert_non_null(root = opendir("/sys/fs/cgroup"));
-	while ((h = readdir(root)) != NULL) {
-		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s/boxmaker-%s",
-		    h->d_name, f->home_id);
-		if (h->d_name[0] == '.' || (d = opendir(path)) == NULL)
-			continue;
-		while ((e = readdir(d)) != NULL)
-			if (strncmp(e->d_name, "call-", 5) == 0)
-				fail_msg("left behind: %s/%s", path, e->d_name);
-		closedir(d);
-	}
-	closedir(root);
-	if (strcmp(kind, "podman") != 0)
-		return;
-	snprintf(cmd, sizeof(cmd), "podman ps -a -q --filter "
-	    "label=boxmaker.home=%s", f->home_id);
-	assert_non_null(fp = popen(cmd, "r"));
-	n = fread(out, 1, sizeof(out) - 1, fp);
-	pclose(fp);
-	if (n > 0)
-		fail_msg("containers left behind: %s", out);
-}
+#include "sandbox-fixture.h"
 
 static char *
 read_args(const char *path)
@@ -289,48 +50,48 @@ read_args(const char *path)
 static void
 test_read_file(void **state)
 {
-	struct fixture *f = *state;
+	struct sb_fixture *f = *state;
 	struct rh_answer a;
 	char paths[PATH_MAX], path[PATH_MAX], *args, *content;
 
 	snprintf(paths, sizeof(paths), "\"%s/docs\"", f->data);
-	grant(f, "read", "read_file", paths);
+	sb_grant(f, "read", "read_file", "paths", paths);
 	snprintf(path, sizeof(path), "%s/docs", f->data);
-	put(path, "a.md", "héllo, sandbox\n");
+	sb_put(path, "a.md", "héllo, sandbox\n");
 	snprintf(path, sizeof(path), "%s/docs/a.md", f->data);
 	args = read_args(path);
-	a = call(f, "read_file", args, &content);
+	a = sb_call(f, "read_file", args, &content);
 	assert_int_equal(a.a_status, BX_STATUS_RESULT);
 	assert_string_equal(content, "héllo, sandbox\n");
 	assert_int_equal(a.a_class, BX_CLASS_PRIVATE);
 	assert_false(a.a_truncated);
-	expect_record(f, f->calls, false, content);
+	sb_expect_record(f, f->calls, false, content);
 	free(content);
 	free(args);
 	/* Not UTF-8: failed, with the file's size. */
 	snprintf(path, sizeof(path), "%s/docs", f->data);
-	put(path, "bin", "\xff\xfe");
+	sb_put(path, "bin", "\xff\xfe");
 	snprintf(path, sizeof(path), "%s/docs/bin", f->data);
 	args = read_args(path);
-	a = call(f, "read_file", args, &content);
+	a = sb_call(f, "read_file", args, &content);
 	assert_int_equal(a.a_status, BX_STATUS_FAILED);
 	assert_string_equal(content, "not UTF-8 text (2 bytes)");
-	expect_record(f, f->calls, true, content);
+	sb_expect_record(f, f->calls, true, content);
 	free(content);
 	free(args);
-	expect_nothing_left(f);
+	sb_expect_nothing_left(f);
 }
 
 /* Links to a fake secret outside the grant read nothing, at any depth. */
 static void
 test_symlinks_reach_nothing_outside(void **state)
 {
-	struct fixture *f = *state;
+	struct sb_fixture *f = *state;
 	struct rh_answer a;
 	char paths[PATH_MAX], link[PATH_MAX], target[PATH_MAX], *args, *content;
 
 	snprintf(paths, sizeof(paths), "\"%s/docs\"", f->data);
-	grant(f, "read", "read_file", paths);
+	sb_grant(f, "read", "read_file", "paths", paths);
 	snprintf(target, sizeof(target), "%s/secret.txt", f->outside);
 	snprintf(link, sizeof(link), "%s/docs/abs", f->data);
 	assert_int_equal(symlink(target, link), 0);
@@ -340,7 +101,7 @@ test_symlinks_reach_nothing_outside(void **state)
 	assert_int_equal(symlink(target, link), 0);
 	snprintf(link, sizeof(link), "%s/docs/abs", f->data);
 	args = read_args(link);
-	a = call(f, "read_file", args, &content);
+	a = sb_call(f, "read_file", args, &content);
 	assert_int_equal(a.a_status, BX_STATUS_FAILED);
 	assert_null(strstr(content, "FAKE-SECRET"));
 	assert_non_null(strstr(content, "no such file"));
@@ -349,19 +110,19 @@ test_symlinks_reach_nothing_outside(void **state)
 	/* The link as a parent component. */
 	snprintf(link, sizeof(link), "%s/docs/up/secret.txt", f->data);
 	args = read_args(link);
-	a = call(f, "read_file", args, &content);
+	a = sb_call(f, "read_file", args, &content);
 	assert_int_equal(a.a_status, BX_STATUS_FAILED);
 	assert_null(strstr(content, "FAKE-SECRET"));
 	free(content);
 	free(args);
-	expect_nothing_left(f);
+	sb_expect_nothing_left(f);
 }
 
 /* write_file: parents made, a link at the path replaced, not followed. */
 static void
 test_write_file(void **state)
 {
-	struct fixture *f = *state;
+	struct sb_fixture *f = *state;
 	struct rh_answer a;
 	struct stat st;
 	char paths[PATH_MAX], path[PATH_MAX], target[PATH_MAX], args[3 * PATH_MAX];
@@ -369,10 +130,10 @@ test_write_file(void **state)
 	FILE *fp;
 
 	snprintf(paths, sizeof(paths), "\"%s/work\"", f->data);
-	grant(f, "write", "write_file", paths);
+	sb_grant(f, "write", "write_file", "paths", paths);
 	snprintf(args, sizeof(args), "{\"path\":\"%s/work/new/deep/b.txt\","
 	    "\"content\":\"written\\n\"}", f->data);
-	a = call(f, "write_file", args, &content);
+	a = sb_call(f, "write_file", args, &content);
 	assert_int_equal(a.a_status, BX_STATUS_RESULT);
 	snprintf(path, sizeof(path), "%s/work/new/deep/b.txt", f->data);
 	assert_int_equal(stat(path, &st), 0);
@@ -380,7 +141,7 @@ test_write_file(void **state)
 	assert_int_equal(st.st_size, 8);
 	snprintf(target, sizeof(target), "wrote 8 bytes to %s", path);
 	assert_string_equal(content, target);
-	expect_record(f, f->calls, false, content);
+	sb_expect_record(f, f->calls, false, content);
 	free(content);
 	/* A link to the outside secret at the path: replaced. */
 	snprintf(target, sizeof(target), "%s/secret.txt", f->outside);
@@ -388,7 +149,7 @@ test_write_file(void **state)
 	assert_int_equal(symlink(target, path), 0);
 	snprintf(args, sizeof(args), "{\"path\":\"%s\",\"content\":\"pwn\"}",
 	    path);
-	a = call(f, "write_file", args, &content);
+	a = sb_call(f, "write_file", args, &content);
 	assert_int_equal(a.a_status, BX_STATUS_RESULT);
 	free(content);
 	assert_int_equal(lstat(path, &st), 0);
@@ -400,23 +161,23 @@ test_write_file(void **state)
 	/* Outside the grant: denied before anything runs. */
 	snprintf(args, sizeof(args), "{\"path\":\"%s/x\",\"content\":\"x\"}",
 	    f->outside);
-	a = call(f, "write_file", args, &content);
+	a = sb_call(f, "write_file", args, &content);
 	assert_int_equal(a.a_status, BX_STATUS_DENIED);
 	free(content);
-	expect_nothing_left(f);
+	sb_expect_nothing_left(f);
 }
 
 /* A shell sees only its mounts: nothing outside, read-only system dirs. */
 static void
 test_shell_sees_only_its_mounts(void **state)
 {
-	struct fixture *f = *state;
+	struct sb_fixture *f = *state;
 	char paths[PATH_MAX], cwd[PATH_MAX], *out;
 
 	snprintf(paths, sizeof(paths), "\"%s/work\"", f->data);
 	snprintf(cwd, sizeof(cwd), "%s/work", f->data);
-	grant(f, "shell", "shell", paths);
-	out = shell(f, cwd, "echo ok > here && cat here; cat %s/secret.txt "
+	sb_grant(f, "shell", "shell", "paths", paths);
+	out = sb_shell(f, cwd, "echo ok > here && cat here; cat %s/secret.txt "
 	    "%s/.ssh/id_test 2>&1; echo x > %s/escape 2>&1; "
 	    "touch /usr/x /etc/x /x 2>&1; ls -A /home /root 2>&1; id -u",
 	    f->outside, f->outside, f->outside);
@@ -426,37 +187,37 @@ test_shell_sees_only_its_mounts(void **state)
 	assert_int_equal(access(strcat(strcpy(paths, f->outside), "/escape"),
 	    F_OK), -1);
 	assert_int_equal(access(strcat(strcpy(paths, cwd), "/here"), F_OK), 0);
-	expect_record(f, f->calls, false, out);
+	sb_expect_record(f, f->calls, false, out);
 	free(out);
 	/* No /home, no /root: the owner's ~/.ssh is nowhere to be read. */
-	out = shell(f, cwd, "ls -A /home /root /root/.ssh 2>&1; cat "
+	out = sb_shell(f, cwd, "ls -A /home /root /root/.ssh 2>&1; cat "
 	    "/root/.ssh/* /home/*/.ssh/* 2>&1 | head -c 200; echo end");
 	assert_non_null(strstr(out, "cannot access '/home'"));
 	assert_non_null(strstr(out, "cannot access '/root'"));
 	assert_null(strstr(out, "PRIVATE KEY"));
 	free(out);
 	/* The exit status line, and U+FFFD for bytes that are not UTF-8. */
-	out = shell(f, cwd, "printf 'a\\377b\\000c'; exit 3");
+	out = sb_shell(f, cwd, "printf 'a\\377b\\000c'; exit 3");
 	assert_string_equal(out, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\n"
 	    "exit status 3");
 	free(out);
-	out = shell(f, cwd, "cd /tmp; pwd; echo $HOME $LANG; env | cut -d= -f1 "
+	out = sb_shell(f, cwd, "cd /tmp; pwd; echo $HOME $LANG; env | cut -d= -f1 "
 	    "| sort | tr '\\n' ' '; hostname");
 	assert_string_equal(out, "/tmp\n/tmp C.UTF-8\nHOME LANG OLDPWD PATH PWD "
 	    "boxmaker\n");
 	free(out);
-	expect_nothing_left(f);
+	sb_expect_nothing_left(f);
 }
 
 /* A grant of "/" finds none of Boxmaker's own files. */
 static void
 test_grant_of_root_hides_boxmaker(void **state)
 {
-	struct fixture *f = *state;
+	struct sb_fixture *f = *state;
 	char *out;
 
-	grant(f, "shell", "shell", "\"/\"");
-	out = shell(f, "/", "ls -A %s %s/grants 2>&1; cat %s %s 2>&1 | "
+	sb_grant(f, "shell", "shell", "paths", "\"/\"");
+	out = sb_shell(f, "/", "ls -A %s %s/grants 2>&1; cat %s %s 2>&1 | "
 	    "head -c 300; test -S %s && echo ADMIN; test -S %s && echo BROKER; "
 	    "ls %s/audit 2>&1; echo done", f->home.dir, f->home.dir,
 	    f->home.config, f->home.admin, f->home.admin, f->home.broker,
@@ -469,10 +230,10 @@ test_grant_of_root_hides_boxmaker(void **state)
 		fail_msg("the shell did not run to its end: %s", out);
 	free(out);
 	/* The host's other files are there, at their paths. */
-	out = shell(f, "/", "ls %s", f->data);
+	out = sb_shell(f, "/", "ls %s", f->data);
 	assert_non_null(strstr(out, "docs"));
 	free(out);
-	expect_nothing_left(f);
+	sb_expect_nothing_left(f);
 }
 
 /*
@@ -484,7 +245,7 @@ test_grant_of_root_hides_boxmaker(void **state)
 static void
 test_boxmaker_paths_stay_covered(void **state)
 {
-	struct fixture *f = *state;
+	struct sb_fixture *f = *state;
 	char link[PATH_MAX], audit[PATH_MAX], paths[3 * PATH_MAX], *out;
 	const char *name = strrchr(f->home.dir, '/') + 1;
 
@@ -492,14 +253,14 @@ test_boxmaker_paths_stay_covered(void **state)
 	snprintf(link, sizeof(link), "%s/work/link", f->data);
 	assert_int_equal(symlink(audit, link), 0);
 	snprintf(paths, sizeof(paths), "\"%s\"", link);
-	grant(f, "shell", "shell", paths);
-	out = shell(f, link, "ls -A; cat *.jsonl 2>&1 | head -c 100");
+	sb_grant(f, "shell", "shell", "paths", paths);
+	out = sb_shell(f, link, "ls -A; cat *.jsonl 2>&1 | head -c 100");
 	assert_null(strstr(out, "\"seq\""));
 	assert_null(strstr(out, ".jsonl\n"));
 	free(out);
 	snprintf(paths, sizeof(paths), "\"%s\"", f->top);
-	grant(f, "shell", "shell", paths);
-	out = shell(f, f->top, "mv h/%s moved 2>&1; mv h x 2>&1; "
+	sb_grant(f, "shell", "shell", "paths", paths);
+	out = sb_shell(f, f->top, "mv h/%s moved 2>&1; mv h x 2>&1; "
 	    "mkdir -p h/%s/grants && echo 'tool = 1' > h/%s/grants/evil.toml; "
 	    "ls -A h/%s", name, name, name, name);
 	assert_int_equal(f->last.a_status, BX_STATUS_RESULT);
@@ -515,7 +276,7 @@ test_boxmaker_paths_stay_covered(void **state)
 	assert_int_equal(access(link, F_OK), -1);
 	snprintf(link, sizeof(link), "%s/x", f->top);
 	assert_int_equal(access(link, F_OK), -1);
-	expect_nothing_left(f);
+	sb_expect_nothing_left(f);
 }
 
 static int
@@ -557,15 +318,15 @@ listen_abstract(const char *name)
 static void
 test_no_network(void **state)
 {
-	struct fixture *f = *state;
+	struct sb_fixture *f = *state;
 	int tcp, abs, port;
 	char name[64], *out;
 
-	grant(f, "shell", "shell", "");
+	sb_grant(f, "shell", "shell", "paths", "");
 	tcp = listen_tcp(&port);
 	snprintf(name, sizeof(name), "bx-sandbox-%d", (int)getpid());
 	abs = listen_abstract(name);
-	out = shell(f, NULL, "bash -c 'echo x > /dev/tcp/127.0.0.1/%d' 2>&1 "
+	out = sb_shell(f, NULL, "bash -c 'echo x > /dev/tcp/127.0.0.1/%d' 2>&1 "
 	    "&& echo TCP; python3 -c 'import socket; s=socket.socket("
 	    "socket.AF_UNIX); s.connect(\"\\0%s\"); print(\"ABS\")' 2>&1 | "
 	    "tail -n 1; ip -o link 2>/dev/null | wc -l", port, name);
@@ -576,35 +337,35 @@ test_no_network(void **state)
 	close(tcp);
 	close(abs);
 	free(out);
-	expect_nothing_left(f);
+	sb_expect_nothing_left(f);
 }
 
 /* Limits hold: wall time, memory (the sandbox's /tmp too), processes, output. */
 static void
 test_limits(void **state)
 {
-	struct fixture *f = *state;
+	struct sb_fixture *f = *state;
 	int64_t t0;
 	char *out;
 
-	grant(f, "shell", "shell", "");
+	sb_grant(f, "shell", "shell", "paths", "");
 	t0 = rh_now_ms();
-	out = shell(f, NULL, "echo before; sleep 60");
+	out = sb_shell(f, NULL, "echo before; sleep 60");
 	assert_true(rh_now_ms() - t0 < 15000);
 	assert_string_equal(out, "timed out after 3 s\nbefore\n");
-	expect_record(f, f->calls, true, out);
+	sb_expect_record(f, f->calls, true, out);
 	free(out);
-	out = shell(f, NULL, "tail /dev/zero");
+	out = sb_shell(f, NULL, "tail /dev/zero");
 	assert_string_equal(out, "out of memory (64 MiB)");
 	free(out);
 	/* The sandbox's /tmp counts: the memory limit or its size stops it. */
-	out = shell(f, NULL, "head -c 200M /dev/zero > /tmp/big && echo wrote");
+	out = sb_shell(f, NULL, "head -c 200M /dev/zero > /tmp/big && echo wrote");
 	if (strstr(out, "out of memory (64 MiB)") == NULL &&
 	    strstr(out, "No space left on device") == NULL)
 		fail_msg("200 MiB into /tmp: %s", out);
 	free(out);
 	/* pids = 32: a hundred children cannot all start. */
-	out = shell(f, NULL, "python3 -c 'import os, time\n"
+	out = sb_shell(f, NULL, "python3 -c 'import os, time\n"
 	    "n = 0\ntry:\n while n < 100:\n  if os.fork() == 0:\n"
 	    "   time.sleep(5)\n   os._exit(0)\n  n += 1\n"
 	    "except OSError:\n pass\nprint(n, flush=True)\nos._exit(0)'");
@@ -613,19 +374,19 @@ test_limits(void **state)
 	free(out);
 	t0 = rh_now_ms();
 	/* A fork bomb is bounded: its shell dies or the wall time ends it. */
-	out = shell(f, NULL, "f() { f | f & }; f; sleep 60");
+	out = sb_shell(f, NULL, "f() { f | f & }; f; sleep 60");
 	assert_true(rh_now_ms() - t0 < 20000);
 	if (strstr(out, "timed out after 3 s") == NULL &&
 	    strstr(out, "exit status 2") == NULL && !f->last.a_truncated)
 		fail_msg("the fork bomb's call answered: %.200s", out);
 	free(out);
-	out = shell(f, NULL, "yes");
+	out = sb_shell(f, NULL, "yes");
 	assert_true(f->last.a_truncated);
-	assert_int_equal(strlen(out), OUTPUT_BYTES);
-	assert_int_equal(strspn(out, "y\n"), OUTPUT_BYTES);
-	expect_record(f, f->calls, false, out);
+	assert_int_equal(strlen(out), SB_OUTPUT_BYTES);
+	assert_int_equal(strspn(out, "y\n"), SB_OUTPUT_BYTES);
+	sb_expect_record(f, f->calls, false, out);
 	free(out);
-	expect_nothing_left(f);
+	sb_expect_nothing_left(f);
 }
 
 /* Whether a process whose command line holds mark runs on the host. */
@@ -670,13 +431,13 @@ await_running(const char *mark, bool want, int ms)
 }
 
 static void
-send_sleep(struct fixture *f, struct rh_call *c, const char *secs)
+send_sleep(struct sb_fixture *f, struct rh_call *c, const char *secs)
 {
 	char args[128], id[32];
 
 	snprintf(id, sizeof(id), "c%d", ++f->calls);
 	snprintf(args, sizeof(args), "{\"command\":\"sleep %s\"}", secs);
-	assert_int_equal(rh_call_tool(c, f->home.broker, SESSION, id, "shell",
+	assert_int_equal(rh_call_tool(c, f->home.broker, SB_SESSION, id, "shell",
 	    args), 0);
 }
 
@@ -684,17 +445,17 @@ send_sleep(struct fixture *f, struct rh_call *c, const char *secs)
 static void
 test_caller_hangs_up(void **state)
 {
-	struct fixture *f = *state;
+	struct sb_fixture *f = *state;
 	struct rh_call c;
 
-	grant(f, "shell", "shell", "");
+	sb_grant(f, "shell", "shell", "paths", "");
 	send_sleep(f, &c, "41.25");
 	assert_true(await_running("sleep 41.25", true, RH_WAIT_MS));
 	rh_call_close(&c);
 	assert_true(await_running("sleep 41.25", false, RH_WAIT_MS));
 	rh_sleep_ms(500);
-	expect_record(f, f->calls, true, "the caller went away");
-	expect_nothing_left(f);
+	sb_expect_record(f, f->calls, true, "the caller went away");
+	sb_expect_nothing_left(f);
 }
 
 /*
@@ -705,29 +466,29 @@ test_caller_hangs_up(void **state)
 static void
 test_brokerd_killed_mid_call(void **state)
 {
-	struct fixture *f = *state;
+	struct sb_fixture *f = *state;
 	const struct bx_audit_record *r;
 	struct rh_call c;
 	struct rh_log log;
 	char out[4096], id[32];
 
-	grant(f, "shell", "shell", "");
+	sb_grant(f, "shell", "shell", "paths", "");
 	send_sleep(f, &c, "42.75");
 	assert_true(await_running("sleep 42.75", true, RH_WAIT_MS));
 	rh_kill(&f->home, SIGKILL);
 	rh_call_close(&c);
-	start(f);
+	sb_start(f);
 	assert_true(await_running("sleep 42.75", false, RH_WAIT_MS));
-	expect_nothing_left(f);
+	sb_expect_nothing_left(f);
 	assert_true(rh_errs_contain(&f->home, "runner: removed"));
 	assert_int_equal(rh_log_read(f->home.dir, &log), 0);
 	snprintf(id, sizeof(id), "c%d", f->calls);
-	assert_non_null(r = rh_log_find(&log, BX_AUDIT_DECISION, SESSION, id));
-	assert_null(rh_log_find(&log, BX_AUDIT_RESULT, SESSION, id));
+	assert_non_null(r = rh_log_find(&log, BX_AUDIT_DECISION, SB_SESSION, id));
+	assert_null(rh_log_find(&log, BX_AUDIT_RESULT, SB_SESSION, id));
 	rh_log_free(&log);
 	assert_int_equal(rh_verify(f->home.dir, out, sizeof(out)), 0);
 	/* And the restarted brokerd runs calls. */
-	free(shell(f, NULL, "true"));
+	free(sb_shell(f, NULL, "true"));
 	assert_int_equal(f->last.a_status, BX_STATUS_RESULT);
 }
 
@@ -740,7 +501,7 @@ test_brokerd_killed_mid_call(void **state)
 static void
 test_max_running_holds(void **state)
 {
-	struct fixture *f = *state;
+	struct sb_fixture *f = *state;
 	struct rh_call c[3];
 	struct rh_answer a;
 	char paths[PATH_MAX], args[2 * PATH_MAX], session[32], id[32];
@@ -748,7 +509,7 @@ test_max_running_holds(void **state)
 	int i;
 
 	snprintf(paths, sizeof(paths), "\"%s/work\"", f->data);
-	grant(f, "shell", "shell", paths);
+	sb_grant(f, "shell", "shell", "paths", paths);
 	snprintf(args, sizeof(args), "{\"command\":\"mkdir slot || echo "
 	    "OVERLAP; sleep 0.3; rmdir slot\",\"cwd\":\"%s/work\"}", f->data);
 	for (i = 0; i < 3; i++) {
@@ -759,7 +520,7 @@ test_max_running_holds(void **state)
 	}
 	for (i = 0; i < 3; i++) {
 		content = NULL;
-		rh_call_next_full(&c[i], 3 * TIMEOUT_MS + RH_WAIT_MS, &a,
+		rh_call_next_full(&c[i], 3 * SB_TIMEOUT_MS + RH_WAIT_MS, &a,
 		    &content);
 		rh_call_close(&c[i]);
 		assert_int_equal(a.a_got, RH_FINAL);
@@ -768,7 +529,7 @@ test_max_running_holds(void **state)
 		assert_null(strstr(content, "OVERLAP"));
 		free(content);
 	}
-	expect_nothing_left(f);
+	sb_expect_nothing_left(f);
 }
 
 /*
@@ -782,7 +543,7 @@ test_unprivileged_owner_is_refused(void **state)
 {
 	const char *const as_nobody[] = { "setpriv", "--reuid=65534",
 	    "--regid=65534", "--clear-groups", NULL };
-	struct fixture *f = *state;
+	struct sb_fixture *f = *state;
 	char cmd[PATH_MAX + 64];
 	int status;
 
@@ -799,7 +560,7 @@ test_unprivileged_owner_is_refused(void **state)
 	assert_int_equal(WEXITSTATUS(status), 1);
 	assert_true(rh_errs_contain(&f->home,
 	    "see docs/runbook.md#runner-unavailable"));
-	assert_true(rh_errs_contain(&f->home, strcmp(kind, "podman") == 0 ?
+	assert_true(rh_errs_contain(&f->home, strcmp(sb_kind, "podman") == 0 ?
 	    "rootless podman on a cgroup v1 host" :
 	    "the memory and pids limits cannot be held"));
 }
@@ -808,29 +569,29 @@ int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_read_file, setup,
-		    teardown),
+		cmocka_unit_test_setup_teardown(test_read_file, sb_setup,
+		    sb_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_symlinks_reach_nothing_outside, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_file, setup,
-		    teardown),
+		    test_symlinks_reach_nothing_outside, sb_setup, sb_teardown),
+		cmocka_unit_test_setup_teardown(test_write_file, sb_setup,
+		    sb_teardown),
 		cmocka_unit_test_setup_teardown(test_shell_sees_only_its_mounts,
-		    setup, teardown),
+		    sb_setup, sb_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_grant_of_root_hides_boxmaker, setup, teardown),
+		    test_grant_of_root_hides_boxmaker, sb_setup, sb_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_boxmaker_paths_stay_covered, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_network, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_caller_hangs_up, setup,
-		    teardown),
+		    test_boxmaker_paths_stay_covered, sb_setup, sb_teardown),
+		cmocka_unit_test_setup_teardown(test_no_network, sb_setup,
+		    sb_teardown),
+		cmocka_unit_test_setup_teardown(test_limits, sb_setup, sb_teardown),
+		cmocka_unit_test_setup_teardown(test_caller_hangs_up, sb_setup,
+		    sb_teardown),
 		cmocka_unit_test_setup_teardown(test_brokerd_killed_mid_call,
-		    setup, teardown),
-		cmocka_unit_test_setup_teardown(test_max_running_holds, setup,
-		    teardown),
+		    sb_setup, sb_teardown),
+		cmocka_unit_test_setup_teardown(test_max_running_holds, sb_setup,
+		    sb_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_unprivileged_owner_is_refused, setup, teardown),
+		    test_unprivileged_owner_is_refused, sb_setup, sb_teardown),
 	};
 
 	if (argc != 2 || (strcmp(argv[1], "podman") != 0 &&
@@ -838,6 +599,6 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: test-sandbox podman|bwrap\n");
 		return 2;
 	}
-	kind = argv[1];
-	return cmocka_run_group_tests_name(kind, tests, NULL, NULL);
+	sb_kind = argv[1];
+	return cmocka_run_group_tests_name(sb_kind, tests, NULL, NULL);
 }

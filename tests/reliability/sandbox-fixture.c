@@ -1,0 +1,251 @@
+/*
+ * sandbox-fixture.c: what the sandbox and egress tests share (see
+ * sandbox-fixture.h): a home and a data tree under /var/lib, brokerd with
+ * a real runtime, one call as the model makes it, and the checks after.
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "brokerd/runner_sandbox.h"
+#include "proto/sha256.h"
+#include "sandbox-fixture.h"
+
+const char *sb_kind;
+
+
+void
+sb_put(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fp = fopen(path, "w")) == NULL)
+		fail_msg("%s: %s", path, strerror(errno));
+	fputs(text, fp);
+	fclose(fp);
+}
+
+void
+sb_grant(struct sb_fixture *f, const char *id, const char *tool,
+    const char *key, const char *list)
+{
+	char text[2 * PATH_MAX], name[128];
+
+	snprintf(text, sizeof(text), "tool = \"%s\"\nmode = \"auto\"\n"
+	    "max_taint = \"secret\"\nresult_class = \"private\"\n"
+	    "expires = \"2099-01-01T00:00:00.000Z\"\n\n[constraints]\n"
+	    "%s = [%s]\n", tool, key, list);
+	snprintf(name, sizeof(name), "%s.toml", id);
+	sb_put(f->home.grants, name, text);
+}
+
+void
+sb_start(struct sb_fixture *f)
+{
+	char runner[4096], errs[4096] = "";
+	FILE *fp;
+
+	snprintf(runner, sizeof(runner), "kind = \"%s\"\ntimeout_ms = %d\n"
+	    "memory_mb = %d\npids = 32\noutput_bytes = %d\nmax_running = 1\n"
+	    "bxtool_path = \"%s/src/bxtool/bxtool\"\n%s", sb_kind,
+	    SB_TIMEOUT_MS, SB_MEMORY_MB, SB_OUTPUT_BYTES,
+	    getenv("BX_BUILD_ROOT"), f->extra != NULL ? f->extra : "");
+	assert_int_equal(rh_home_config(&f->home, 900000, runner), 0);
+	if (rh_start(&f->home, NULL) == 0)
+		return;
+	if ((fp = fopen(f->home.errs, "r")) != NULL) {
+		errs[fread(errs, 1, sizeof(errs) - 1, fp)] = '\0';
+		fclose(fp);
+	}
+	fail_msg("brokerd with the %s runtime did not start (is %s "
+	    "installed?): %s", sb_kind, sb_kind, errs);
+}
+
+int
+sb_setup_with(void **state, const char *extra)
+{
+	struct sb_fixture *f = calloc(1, sizeof(*f));
+	struct bx_error err;
+	char sub[PATH_MAX];
+
+	/*
+	 * Not under /tmp, which every sandbox has its own of: under a grant
+	 * of "/" the home and the data must be where the host's tree shows.
+	 */
+	if (f == NULL)
+		return -1;
+	/* The home two levels down: a writable grant of top holds it deep. */
+	snprintf(f->top, sizeof(f->top), "%s", SB_TEST_TOP);
+	if (mkdtemp(f->top) == NULL)
+		return -1;
+	snprintf(sub, sizeof(sub), "%s/h", f->top);
+	if (mkdir(sub, 0700) == -1 || setenv("TMPDIR", sub, 1) == -1 ||
+	    rh_home_make(&f->home, 900000) == -1)
+		return -1;
+	snprintf(f->data, sizeof(f->data), "%s/data", f->top);
+	snprintf(f->outside, sizeof(f->outside), "%s/outside", f->top);
+	if (mkdir(f->data, 0755) == -1 || mkdir(f->outside, 0755) == -1 ||
+	    runner_home_id(f->home.dir, f->home_id, &err) == -1)
+		return -1;
+	snprintf(sub, sizeof(sub), "%s/docs", f->data);
+	mkdir(sub, 0755);
+	snprintf(sub, sizeof(sub), "%s/work", f->data);
+	mkdir(sub, 0755);
+	snprintf(sub, sizeof(sub), "%s/.ssh", f->outside);
+	mkdir(sub, 0700);
+	sb_put(sub, "id_test", "FAKE-SECRET-outside\n");
+	sb_put(f->outside, "secret.txt", "FAKE-SECRET-file\n");
+	f->extra = extra;
+	*state = f;
+	sb_start(f);
+	return 0;
+}
+
+int
+sb_setup(void **state)
+{
+	return sb_setup_with(state, NULL);
+}
+
+int
+sb_teardown(void **state)
+{
+	struct sb_fixture *f = *state;
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	rh_home_remove(&f->home);
+	rh_remove_tree(f->top);
+	/* brokerd was SIGKILLed: its home's empty cgroups, in every hierarchy. */
+	if ((d = opendir("/sys/fs/cgroup")) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			snprintf(path, sizeof(path), "/sys/fs/cgroup/%s/"
+			    "boxmaker-%s", e->d_name, f->home_id);
+			(void)rmdir(path);
+		}
+		closedir(d);
+	}
+	free(f);
+	return 0;
+}
+
+/* One call; its final answer, content (malloc'd) in *content. */
+struct rh_answer
+sb_call(struct sb_fixture *f, const char *tool, const char *args,
+    char **content)
+{
+	struct rh_call c;
+	struct rh_answer a;
+	char id[32];
+
+	snprintf(id, sizeof(id), "c%d", ++f->calls);
+	*content = NULL;
+	assert_int_equal(rh_call_tool(&c, f->home.broker, SB_SESSION, id, tool,
+	    args), 0);
+	rh_call_next_full(&c, SB_TIMEOUT_MS + RH_WAIT_MS, &a, content);
+	rh_call_close(&c);
+	f->last = a;
+	if (a.a_got != RH_FINAL)
+		fail_msg("call %s %s: no final answer (got %d: %s)", tool, args,
+		    a.a_got, a.a_message);
+	if (*content == NULL && (*content = strdup(a.a_status ==
+	    BX_STATUS_DENIED ? bx_deny_name(a.a_reason) : "")) == NULL)
+		fail_msg("out of memory");
+	return a;
+}
+
+char *
+sb_shell(struct sb_fixture *f, const char *cwd, const char *fmt, ...)
+{
+	char cmd[4096], *args, *content;
+	json_t *j;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	j = cwd != NULL ? json_pack("{s:s,s:s}", "command", cmd, "cwd", cwd) :
+	    json_pack("{s:s}", "command", cmd);
+	args = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	(void)sb_call(f, "shell", args, &content);
+	free(args);
+	return content;
+}
+
+/*
+ * The Result record of call c<n>: its status, and bytes and sha256 of
+ * exactly what the model received.
+ */
+void
+sb_expect_record(struct sb_fixture *f, int n, bool failed, const char *sent)
+{
+	const struct bx_audit_record *r;
+	struct rh_log log;
+	struct bx_hash h;
+	char id[32];
+
+	snprintf(id, sizeof(id), "c%d", n);
+	assert_int_equal(rh_log_read(f->home.dir, &log), 0);
+	r = rh_log_find(&log, BX_AUDIT_RESULT, SB_SESSION, id);
+	assert_non_null(r);
+	assert_int_equal(r->event.result.status, failed ?
+	    BX_RESULT_STATUS_FAILED : BX_RESULT_STATUS_RESULT);
+	assert_int_equal(r->event.result.bytes, strlen(sent));
+	assert_int_equal(bx_sha256(sent, strlen(sent), &h, NULL), 0);
+	assert_true(bx_hash_equal(&h, &r->event.result.sha256));
+	rh_log_free(&log);
+}
+
+/* Nothing of any call is left: directories, cgroups, containers. */
+void
+sb_expect_nothing_left(struct sb_fixture *f)
+{
+	char path[PATH_MAX], cmd[256], out[256] = "";
+	struct dirent *e, *h;
+	DIR *d, *root;
+	FILE *fp;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/broker/runner", f->home.dir);
+	assert_non_null(d = opendir(path));
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			fail_msg("left behind: %s/%s", path, e->d_name);
+	closedir(d);
+	/* podman makes the call's cgroup in every hierarchy, bwrap in two. */
+	assert_non_null(root = opendir("/sys/fs/cgroup"));
+	while ((h = readdir(root)) != NULL) {
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s/boxmaker-%s",
+		    h->d_name, f->home_id);
+		if (h->d_name[0] == '.' || (d = opendir(path)) == NULL)
+			continue;
+		while ((e = readdir(d)) != NULL)
+			if (strncmp(e->d_name, "call-", 5) == 0)
+				fail_msg("left behind: %s/%s", path, e->d_name);
+		closedir(d);
+	}
+	closedir(root);
+	if (strcmp(sb_kind, "podman") != 0)
+		return;
+	snprintf(cmd, sizeof(cmd), "podman ps -a -q --filter "
+	    "label=boxmaker.home=%s", f->home_id);
+	assert_non_null(fp = popen(cmd, "r"));
+	n = fread(out, 1, sizeof(out) - 1, fp);
+	pclose(fp);
+	if (n > 0)
+		fail_msg("containers left behind: %s", out);
+}

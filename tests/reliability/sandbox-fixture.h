@@ -1,0 +1,66 @@
+/*
+ * sandbox-fixture.h: the fixture of the tests that run allowed calls in
+ * real sandboxes (test-sandbox.c, test-egress.c), under the runtime named
+ * by sb_kind: a fresh home and data tree per case under /var/lib (not
+ * /tmp, which every sandbox has its own of), brokerd started with that
+ * runtime and the case's extra configuration, calls made as the model
+ * makes them, and the checks every case ends with.
+ *
+ * Ownership: sb_setup allocates the fixture and sb_teardown frees it and
+ * removes everything it made, also brokerd's empty cgroups.
+ */
+#ifndef RH_SANDBOX_FIXTURE_H
+#define RH_SANDBOX_FIXTURE_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "harness.h"
+
+#define SB_TIMEOUT_MS	3000
+#define SB_MEMORY_MB	64
+#define SB_OUTPUT_BYTES	65536
+#define SB_SESSION	"sandbox-1"
+/* Short: the home's socket paths must fit sun_path. */
+#define SB_TEST_TOP	"/var/lib/bx-sandbox-XXXXXX"
+
+/* "podman" or "bwrap", from the test's command line. */
+extern const char *sb_kind;
+
+struct sb_fixture {
+	char		 top[PATH_MAX];		/* all of the test's files */
+	struct rh_home	 home;
+	char		 data[PATH_MAX];	/* the granted tree */
+	char		 outside[PATH_MAX];	/* beside it, never granted */
+	char		 home_id[17];
+	int		 calls;
+	struct rh_answer last;			/* of the last call */
+	const char	*extra;			/* brokerd.toml after [runner] */
+};
+
+/* cmocka setup and teardown; sb_setup_with adds extra to brokerd.toml. */
+int	sb_setup(void **state);
+int	sb_setup_with(void **state, const char *extra);
+int	sb_teardown(void **state);
+/* brokerd started with the fixture's configuration; fails the test if not. */
+void	sb_start(struct sb_fixture *);
+
+void	sb_put(const char *dir, const char *name, const char *text);
+/* A grant file: tool, auto, result_class private, constraints key = [list]. */
+void	sb_grant(struct sb_fixture *, const char *id, const char *tool,
+	    const char *key, const char *list);
+
+/* One call; its final answer, content (malloc'd) in *content. */
+struct rh_answer sb_call(struct sb_fixture *, const char *tool,
+	    const char *args, char **content);
+/* A shell command under the grant "shell"; its content (malloc'd). */
+char	*sb_shell(struct sb_fixture *, const char *cwd, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+
+/* Call c<n>'s Result record: its status, bytes and sha256 of sent. */
+void	sb_expect_record(struct sb_fixture *, int n, bool failed,
+	    const char *sent);
+/* Nothing of any call is left: directories, cgroups, containers. */
+void	sb_expect_nothing_left(struct sb_fixture *);
+
+#endif
