@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "brokerd/runner_egress.h"
+#include "proto/clock.h"
 #include "proto/readfile.h"
 #include "proto/writefile.h"
 
@@ -225,6 +226,8 @@ stop(struct egress_call *e, struct egress_report *r)
 	int st;
 
 	e->ec_running = false;
+	/* exec_supervise times from ec_started_ms: the stop starts now. */
+	e->ec_child.ec_started_ms = bx_clock_mono_ms();
 	(void)kill(pid, SIGTERM);
 	if (exec_supervise(&e->ec_child, &lim, &hooks, &o, &err) == -1) {
 		snprintf(r->er_words, sizeof(r->er_words), "%s", err.msg);

@@ -336,6 +336,12 @@ tool_result(const struct result_input *in, const struct status *st,
 	bool cut;
 	int code;
 
+	/*
+	 * A body the proxy cut at its limit can look whole to curl (one that
+	 * ends where the connection closes): the limit wins over any status.
+	 */
+	if (in->ri_tool == BX_TOOL_HTTP_FETCH && in->ri_egress_limit > 0)
+		return fetch_failed(in, "", r, err);
 	if (in->ri_tool == BX_TOOL_HTTP_FETCH &&
 	    sscanf(st->st_final, "http %d %15s", &code, word) >= 1 &&
 	    (word[0] == '\0' || strcmp(word, "truncated") == 0))

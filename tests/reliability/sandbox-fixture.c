@@ -69,6 +69,9 @@ sb_start(struct sb_fixture *f)
 		errs[fread(errs, 1, sizeof(errs) - 1, fp)] = '\0';
 		fclose(fp);
 	}
+	/* The case ends here, without its teardown: leave nothing. */
+	rh_home_remove(&f->home);
+	rh_remove_tree(f->top);
 	fail_msg("brokerd with the %s runtime did not start (is %s "
 	    "installed?): %s", sb_kind, sb_kind, errs);
 }
