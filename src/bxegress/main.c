@@ -1,0 +1,30 @@
+/*
+ * main.c: bxegress's entry (bxegress.h has the whole program's story):
+ * the command line, the setup, then the loop until SIGTERM or SIGINT.
+ */
+#include <unistd.h>
+
+#include "bxegress/bxegress.h"
+
+int
+main(int argc, char *argv[])
+{
+	/* Static: the connections' buffers are half a megabyte. */
+	static struct egress e;
+	pid_t parent = getppid();
+	sigset_t poll_mask;
+	size_t i;
+
+	options_parse(argc, argv, &e.e_cfg);
+	setup_descriptors(&e.e_cfg);
+	setup_signals(&poll_mask);
+	setup_drop_privileges();
+	setup_parent_death(parent);
+	e.e_listen = e.e_cfg.ec_listen_fd;
+	for (i = 0; i < EGRESS_MAX_CLIENTS; i++) {
+		e.e_conns[i].c_state = CONN_FREE;
+		e.e_conns[i].c_client = -1;
+		e.e_conns[i].c_server = -1;
+	}
+	return loop_run(&e, &poll_mask);
+}
