@@ -243,6 +243,20 @@ test_shell_grant_of_root_covers_the_home(void **state)
 	assert_null(strstr(f->g.g_podman, "-v /etc:/etc"));
 }
 
+/*
+ * http_fetch: no grant path, still no network, and the proxy's directory
+ * mounted read-only after everything, the helper included.
+ */
+static void
+test_http_fetch(void **state)
+{
+	struct fixture *f = *state;
+
+	run_call(f, "http_fetch", "hosts = [\"example.com\"]",
+	    "{\"url\":\"https://example.com/a?b\"}");
+	expect_golden(f, "http-fetch");
+}
+
 /* A grant that contains a Boxmaker path, and one inside another. */
 static void
 test_covers_of_boxmaker_paths(void **state)
@@ -336,6 +350,8 @@ main(void)
 		    test_shell_without_paths_runs_in_tmp, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_shell_grant_of_root_covers_the_home, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_http_fetch, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_covers_of_boxmaker_paths,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -17,6 +17,10 @@
 #include "brokerd/runner_result.h"
 #include "proto/frame.h"
 
+/* What the egress proxy reported, for http_fetch's runs. */
+static const char *egress_refusal;
+static int64_t egress_limit;
+
 /* A run whose stdout is out (len bytes) and stderr err. */
 static struct run_result
 shape(enum bx_tool tool, enum exec_end end, const char *out, size_t len,
@@ -41,6 +45,8 @@ shape(enum bx_tool tool, enum exec_end end, const char *out, size_t len,
 	in.ri_timeout_ms = 2500;
 	in.ri_memory_mb = 64;
 	in.ri_output_bytes = limit;
+	in.ri_egress_refusal = egress_refusal;
+	in.ri_egress_limit = egress_limit;
 	if (runner_result(&in, &r, &e) == -1)
 		fail_msg("runner_result: %s", e.msg);
 	return r;
@@ -73,6 +79,63 @@ test_file_tools(void **state)
 	expect(shape(BX_TOOL_WRITE_FILE, EXEC_EXITED, "wrote 2 bytes to /a", 19,
 	    STARTED "bxtool: ok\n", false, 100), RUN_OK, "wrote 2 bytes to /a",
 	    false);
+}
+
+/* A fetch's body, its status, its text, and the proxy's reasons. */
+static void
+test_http_fetch(void **state)
+{
+	static char big[4096];
+	struct run_result r;
+
+	(void)state;
+	expect(shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, "hello\n", 6,
+	    STARTED "bxtool: http 200\n", false, 100), RUN_OK, "hello\n",
+	    false);
+	expect(shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, "", 0,
+	    STARTED "bxtool: http 204\n", false, 100), RUN_OK, "", false);
+	/* Cut by bxtool inside a sequence: the cut moves back to its start. */
+	expect(shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, "ab\xc3", 3,
+	    STARTED "bxtool: http 200 truncated\n", false, 3), RUN_OK, "ab",
+	    true);
+	expect(shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, "caf\xe9\n", 5,
+	    STARTED "bxtool: http 200\n", false, 100), RUN_FAILED,
+	    "not UTF-8 text", false);
+	expect(shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, "a\0b", 3,
+	    STARTED "bxtool: http 200\n", false, 100), RUN_FAILED,
+	    "not UTF-8 text", false);
+	/* Any other status: its code and the body's first 1 KiB, U+FFFD'd. */
+	expect(shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, "gone\xff", 5,
+	    STARTED "bxtool: http 404\n", false, 100), RUN_FAILED,
+	    "HTTP 404: gone\xef\xbf\xbd", false);
+	memset(big, 'x', sizeof(big));
+	r = shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, big, sizeof(big),
+	    STARTED "bxtool: http 500\n", false, sizeof(big));
+	assert_int_equal(r.rr_status, RUN_FAILED);
+	assert_int_equal(strlen(r.rr_text), strlen("HTTP 500: ") +
+	    RESULT_HTTP_BODY_MAX);
+	run_result_clear(&r);
+	expect(shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, "", 0,
+	    STARTED "bxtool: failed curl: (60) SSL certificate problem\n",
+	    false, 100), RUN_FAILED, "curl: (60) SSL certificate problem",
+	    false);
+	/* The proxy's refusal names the cause instead of curl's words. */
+	egress_refusal = "egress refused other.test:443: not in the grant's "
+	    "hosts";
+	expect(shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, "", 0,
+	    STARTED "bxtool: failed curl: (97) Can't complete SOCKS5\n",
+	    false, 100), RUN_FAILED, egress_refusal, false);
+	/* The byte limit wins, even over a 200 of a body cut where it closed. */
+	egress_limit = 32768;
+	expect(shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, "aaaa", 4,
+	    STARTED "bxtool: http 200\n", false, 100), RUN_FAILED,
+	    "egress byte limit reached (32768 bytes)", false);
+	egress_refusal = NULL;
+	egress_limit = 0;
+	/* A line bxtool does not write is no status. */
+	expect(shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, "x", 1,
+	    STARTED "bxtool: http 200 later\n", false, 100), RUN_FAILED,
+	    "the tool ended without a status: bwrap exited 0", false);
 }
 
 static void
@@ -157,6 +220,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_file_tools),
+		cmocka_unit_test(test_http_fetch),
 		cmocka_unit_test(test_shell_status_lines),
 		cmocka_unit_test(test_early_ends),
 		cmocka_unit_test(test_output_limit),
