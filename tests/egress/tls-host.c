@@ -11,7 +11,24 @@
  * The log gets "accept PEERADDR" at each TCP accept, before the
  * handshake, so a test can tell a host was never contacted at all, and
  * "request SNI METHOD PATH" once a request head has been read (SNI "-"
- * when the client sent none). SIGTERM ends the children and the server.
+ * when the client sent none); PEERADDR is the bare IPv4 address. SIGTERM
+ * ends the children and the server.
+ *
+ * Routes (a query string is ignored, except that redirects carry it on):
+ *   / and /ok                  200 "hello from SNI\n"
+ *   /status/NNN[/big]          status NNN (100..599), "status NNN\n" or
+ *                              4096 bytes "status NNN xxx..."
+ *   /redirect/HOST/REST        302 to https://HOST/REST
+ *   /redirect-port/HOST/PORT/REST  302 to https://HOST:PORT/REST
+ *   /chain/K                   302 to /chain/K-1; K = 0: "end of chain\n"
+ *   /loop                      302 to /loop
+ *   /latin1                    200 "caf\xe9\n"
+ *   /big/N                     200, N bytes of 'a' (N <= 1 GiB)
+ *   /forever                   200, lines of 'a' with no Content-Length
+ *   /silent                    no answer until the client closes
+ *   /slowloris                 a status line, then a header byte a second
+ *   anything else              404 "not found\n"; a head that is not
+ *                              HTTP/1.x or over 16 KiB: 400 "bad request\n"
  */
 #include <sys/types.h>
 #include <sys/socket.h>
