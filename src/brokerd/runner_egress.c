@@ -253,8 +253,10 @@ take_line(struct egress_call *e, char *line, struct egress_report *r)
 	for (p = line; *p != '\0'; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 			*p = '?';
-	runner_say(e->ec_rs, "runner: call %" PRIu64 ": egress: %s",
-	    e->ec_seq, line);
+	runner_say(e->ec_rs, "runner: call %" PRIu64 ": egress: %s%s",
+	    e->ec_seq, line, strncmp(line, "refused ", 8) == 0 ||
+	    strncmp(line, "limit ", 6) == 0 ? "; " EGRESS_REFUSED_RUNBOOK :
+	    "");
 	if (strncmp(line, "limit ", 6) == 0) {
 		r->er_limit = strtoll(line + 6, NULL, 10);
 		return;

@@ -32,6 +32,7 @@
 #include "proto/error.h"
 
 #define EGRESS_RUNBOOK		"see docs/runbook.md#egress-proxy"
+#define EGRESS_REFUSED_RUNBOOK	"see docs/runbook.md#egress-refused"
 /* The system's CA bundle, where Debian's ca-certificates puts it. */
 #define EGRESS_SYSTEM_CA	"/etc/ssl/certs/ca-certificates.crt"
 /* The largest CA bundle read, the system's or [egress] ca_file. */

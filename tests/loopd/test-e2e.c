@@ -73,20 +73,23 @@ run(void *arg)
 	return NULL;
 }
 
-/* The real bwrap runtime, the build's bxtool, as serve_main makes it. */
+/* The real bwrap runtime, the build's helpers, as serve_main makes it. */
 static void
 use_sandbox(struct e2e_broker *b, const char *home)
 {
 	struct runner_sandbox_config rc;
 	struct bx_error err;
-	char bxtool[4096];
+	char bxtool[4096], bxegress[4096];
 	size_t removed;
 
 	config_runner_defaults(&b->eb_runner_cfg);
 	b->eb_runner_cfg.cr_kind = RUNNER_BWRAP;
 	snprintf(bxtool, sizeof(bxtool), "%s/src/bxtool/bxtool",
 	    getenv("BX_BUILD_ROOT"));
-	if ((b->eb_runner_cfg.cr_bxtool_path = strdup(bxtool)) == NULL)
+	snprintf(bxegress, sizeof(bxegress), "%s/src/bxegress/bxegress",
+	    getenv("BX_BUILD_ROOT"));
+	if ((b->eb_runner_cfg.cr_bxtool_path = strdup(bxtool)) == NULL ||
+	    (b->eb_runner_cfg.cr_bxegress_path = strdup(bxegress)) == NULL)
 		abort();
 	memset(&rc, 0, sizeof(rc));
 	rc.rsc_runner = &b->eb_runner_cfg;
