@@ -9,7 +9,13 @@
  * the ratio of each call to its bare sandbox. A runtime that is missing is
  * reported and skipped; nothing here is a test.
  *
+ * Run inside the egress test network (tests/egress/testnet.sh), it also
+ * times an allowed http_fetch of https://good.test/ok through the call's
+ * proxy, against the same fetch by curl outside any sandbox.
+ *
  *	bench-runner-call [N]	(N calls of each kind; default 20)
+ *	tests/egress/testnet.sh --slot 5 build/tests/egress/tls-host --
+ *	    build/bench/bench-runner-call [N]
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -32,6 +38,9 @@ struct figures {
 	double	median_us;
 	double	p99_us;
 };
+
+/* $BX_TESTNET_DIR inside the egress test network, else NULL. */
+static const char *testnet;
 
 static void
 write_text(const char *path, const char *text)
@@ -69,10 +78,20 @@ make_home(const char *top, const char *kind)
 	write_text(path, "tool = \"shell\"\nmode = \"auto\"\n"
 	    "max_taint = \"secret\"\nresult_class = \"private\"\n"
 	    "expires = \"2099-01-01T00:00:00.000Z\"\n");
+	snprintf(path, sizeof(path), "%s/home/grants/fetch.toml", top);
+	write_text(path, "tool = \"http_fetch\"\nmode = \"auto\"\n"
+	    "max_taint = \"secret\"\nresult_class = \"public\"\n"
+	    "expires = \"2099-01-01T00:00:00.000Z\"\n[constraints]\n"
+	    "hosts = [\"good.test\"]\n");
 	snprintf(path, sizeof(path), "%s/home/brokerd.toml", top);
 	snprintf(text, sizeof(text), "[paths]\nhome = \"%s/home\"\n\n"
 	    "[runner]\nkind = \"%s\"\nbxtool_path = \"%s\"\n", top, kind,
 	    BENCH_BXTOOL);
+	if (testnet != NULL)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+		    "\n[egress]\nca_file = \"%s/ca.pem\"\n"
+		    "allow_addresses = [\"%s\"]\n", testnet,
+		    getenv("BX_TESTNET_ALLOW"));
 	write_text(path, text);
 }
 
@@ -199,11 +218,40 @@ bare_argv(const char *kind, const char *skel, char **argv)
 	argv[n] = NULL;
 }
 
+/* curl on the host, outside any sandbox, to the same test host. */
+static char **
+curl_argv(void)
+{
+	static char ca[4096];
+	static char *argv[] = { "/usr/bin/curl", "-q", "-sS", "--cacert", ca,
+	    "-o", "/dev/null", "https://good.test/ok", NULL };
+
+	snprintf(ca, sizeof(ca), "%s/ca.pem", testnet);
+	return argv;
+}
+
+static void
+print_fetch(const char *kind, int64_t *fetch_ns, int64_t *curl_ns, size_t n)
+{
+	struct figures ff, fc;
+
+	if (figures(fetch_ns, n, &ff) == -1 || figures(curl_ns, n, &fc) == -1) {
+		printf("%-7s http_fetch failed (or curl outside did)\n", kind);
+		return;
+	}
+	printf("%-7s curl outside median %8.0f us  p99 %8.0f us\n", kind,
+	    fc.median_us, fc.p99_us);
+	printf("%-7s http_fetch  median %8.0f us  p99 %8.0f us  "
+	    "ratio %.2f\n", kind, ff.median_us, ff.p99_us,
+	    ff.median_us / fc.median_us);
+}
+
 static void
 runtime_run(const char *kind, size_t n)
 {
 	static int64_t read_ns[BENCH_CALLS_MAX], shell_ns[BENCH_CALLS_MAX];
-	static int64_t bare_ns[BENCH_CALLS_MAX];
+	static int64_t bare_ns[BENCH_CALLS_MAX], fetch_ns[BENCH_CALLS_MAX];
+	static int64_t curl_ns[BENCH_CALLS_MAX];
 	char top[] = "/var/lib/bench-runner-XXXXXX", sock[4096], skel[4096];
 	char frame[8192], *argv[40];
 	struct figures fr, fs, fb;
@@ -245,6 +293,14 @@ runtime_run(const char *kind, size_t n)
 		    "\n", i);
 		shell_ns[i] = call_once(sock, frame);
 		bare_ns[i] = run_once(argv);
+		if (testnet == NULL)
+			continue;
+		snprintf(frame, sizeof(frame), "{\"kind\":\"tool_request\","
+		    "\"session\":\"bench\",\"call\":\"f%zu\",\"tool\":"
+		    "\"http_fetch\",\"arguments\":\"{\\\"url\\\":\\\""
+		    "https://good.test/ok\\\"}\"}\n", i);
+		fetch_ns[i] = call_once(sock, frame);
+		curl_ns[i] = run_once(curl_argv());
 	}
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
@@ -261,6 +317,8 @@ runtime_run(const char *kind, size_t n)
 		printf("%-7s shell true  median %8.0f us  p99 %8.0f us  "
 		    "ratio %.2f\n", kind, fs.median_us, fs.p99_us,
 		    fs.median_us / fb.median_us);
+		if (testnet != NULL)
+			print_fetch(kind, fetch_ns, curl_ns, n);
 		bench_rmtree(top);
 	}
 }
@@ -275,8 +333,10 @@ main(int argc, char **argv)
 		    BENCH_CALLS_MAX);
 		return 2;
 	}
+	testnet = getenv("BX_TESTNET_DIR");
 	printf("bench-runner-call: %zu calls of each kind, alternating with "
-	    "a bare sandbox\n", n);
+	    "a bare sandbox%s\n", n, testnet != NULL ? " (and http_fetch with "
+	    "curl outside)" : "");
 	runtime_run("bwrap", n);
 	runtime_run("podman", n);
 	return 0;
