@@ -16,6 +16,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -110,35 +111,54 @@ clear_logs(void)
 	}
 }
 
-/* No bxegress runs anywhere: each call's proxy ended with its call. */
-static void
-expect_no_proxy(void)
+
+/* Whether a bxegress runs anywhere on the machine. */
+static bool
+proxy_running(void)
 {
 	char path[64], comm[64];
 	struct dirent *e;
+	bool found = false;
 	FILE *fp;
 	DIR *d;
 
-	assert_non_null(d = opendir("/proc"));
-	while ((e = readdir(d)) != NULL) {
+	if ((d = opendir("/proc")) == NULL)
+		return true;
+	while (!found && (e = readdir(d)) != NULL) {
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
 		if ((fp = fopen(path, "r")) == NULL)
 			continue;
-		if (fgets(comm, sizeof(comm), fp) != NULL &&
-		    strcmp(comm, "bxegress\n") == 0)
-			fail_msg("a proxy is left: pid %s", e->d_name);
+		found = fgets(comm, sizeof(comm), fp) != NULL &&
+		    strcmp(comm, "bxegress\n") == 0;
 		fclose(fp);
 	}
 	closedir(d);
+	return found;
 }
 
+/* Until the proxy runs (or stops running), within ms; whether it did. */
+static bool
+await_proxy(bool running, int ms)
+{
+	int64_t until = rh_now_ms() + ms;
+
+	while (proxy_running() != running) {
+		if (rh_now_ms() >= until)
+			return false;
+		rh_sleep_ms(20);
+	}
+	return true;
+}
+
+/* Nothing of the calls is left, and no proxy runs. */
 static void
 done(struct sb_fixture *f)
 {
 	sb_expect_nothing_left(f);
-	expect_no_proxy();
+	if (proxy_running())
+		fail_msg("a proxy is left running");
 }
 
 /* One fetch under the grant "fetch"; the content (malloc'd). */
@@ -388,6 +408,29 @@ test_byte_limit(void **state)
 	done(f);
 }
 
+/* brokerd killed mid-fetch: its proxy dies with it, the restart sweeps. */
+static void
+test_brokerd_killed_mid_fetch(void **state)
+{
+	struct sb_fixture *f = *state;
+	struct rh_call c;
+	char id[32];
+
+	grant_fetch(f);
+	snprintf(id, sizeof(id), "c%d", ++f->calls);
+	assert_int_equal(rh_call_tool(&c, f->home.broker, SB_SESSION, id,
+	    "http_fetch", "{\"url\":\"https://slow.test/silent\"}"), 0);
+	assert_true(await_proxy(true, RH_WAIT_MS));
+	rh_kill(&f->home, SIGKILL);
+	rh_call_close(&c);
+	assert_true(await_proxy(false, RH_WAIT_MS));
+	sb_start(f);
+	done(f);
+	free(fetch(f, "https://good.test/ok"));
+	assert_int_equal(f->last.a_status, BX_STATUS_RESULT);
+	done(f);
+}
+
 /* The other tools have no proxy and no network at all. */
 static void
 test_others_have_no_network(void **state)
@@ -430,6 +473,8 @@ main(int argc, char **argv)
 		    sb_teardown),
 		cmocka_unit_test_setup_teardown(test_byte_limit, setup_small,
 		    sb_teardown),
+		cmocka_unit_test_setup_teardown(test_brokerd_killed_mid_fetch,
+		    setup, sb_teardown),
 		cmocka_unit_test_setup_teardown(test_others_have_no_network,
 		    setup, sb_teardown),
 	};
