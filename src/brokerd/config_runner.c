@@ -173,44 +173,55 @@ decode_str(const struct toml_doc *doc, const char *table,
 	return 0;
 }
 
-/* An int or string key of the tables given; 1 when name is neither. */
+/*
+ * One table: the key special names is decoded by decode_special, the
+ * others by the key tables; an unknown key fails with its line.
+ */
+struct table_keys {
+	const char		*tk_name;	/* "runner", "egress" */
+	const char		*tk_special;
+	int			(*tk_decode_special)(const struct toml_doc *,
+				    const struct toml_value *,
+				    struct config_runner *, struct bx_error *);
+	const struct int_key	*tk_ints;
+	const struct str_key	*tk_strs;
+};
+
+/* An int or string key of the table; 1 when name is neither. */
 static int
-decode_key(const struct toml_doc *doc, const char *table, const char *name,
-    const struct toml_value *v, const struct int_key *ikeys,
-    const struct str_key *skeys, struct config_runner *r,
+decode_key(const struct toml_doc *doc, const struct table_keys *tk,
+    const char *name, const struct toml_value *v, struct config_runner *r,
     struct bx_error *err)
 {
 	const struct int_key *ik;
 	const struct str_key *sk;
 
-	for (ik = ikeys; ik->ik_name != NULL; ik++)
+	if (strcmp(name, tk->tk_special) == 0)
+		return tk->tk_decode_special(doc, v, r, err);
+	for (ik = tk->tk_ints; ik->ik_name != NULL; ik++)
 		if (strcmp(name, ik->ik_name) == 0)
-			return decode_int(doc, table, v, ik, r, err);
-	for (sk = skeys; sk->sk_name != NULL; sk++)
+			return decode_int(doc, tk->tk_name, v, ik, r, err);
+	for (sk = tk->tk_strs; sk->sk_name != NULL; sk++)
 		if (strcmp(name, sk->sk_name) == 0)
-			return decode_str(doc, table, v, sk, r, err);
+			return decode_str(doc, tk->tk_name, v, sk, r, err);
 	return 1;
 }
 
-int
-config_runner_decode(const struct toml_doc *doc, const struct toml_table *t,
-    struct config_runner *r, struct bx_error *err)
+static int
+decode_table(const struct toml_doc *doc, const struct toml_table *t,
+    const struct table_keys *tk, struct config_runner *r,
+    struct bx_error *err)
 {
-	const struct toml_value *v;
 	const char *name;
 	size_t i;
 	int line, rc;
 
 	for (i = 0; (name = toml_table_key_at(t, i, NULL, &line, NULL)); i++) {
-		v = toml_table_value_at(t, i);
-		if (strcmp(name, "kind") == 0)
-			rc = decode_kind(doc, v, r, err);
-		else
-			rc = decode_key(doc, "runner", name, v, int_keys,
-			    str_keys, r, err);
+		rc = decode_key(doc, tk, name, toml_table_value_at(t, i), r,
+		    err);
 		if (rc == 1)
 			return toml_fail_at(err, doc, line, "unknown key "
-			    "\"runner.%s\"", name);
+			    "\"%s.%s\"", tk->tk_name, name);
 		if (rc == -1)
 			return -1;
 	}
@@ -254,26 +265,24 @@ decode_allow(const struct toml_doc *doc, const struct toml_value *v,
 }
 
 int
+config_runner_decode(const struct toml_doc *doc, const struct toml_table *t,
+    struct config_runner *r, struct bx_error *err)
+{
+	static const struct table_keys tk = {
+		"runner", "kind", decode_kind, int_keys, str_keys,
+	};
+
+	return decode_table(doc, t, &tk, r, err);
+}
+
+int
 config_egress_decode(const struct toml_doc *doc, const struct toml_table *t,
     struct config_runner *r, struct bx_error *err)
 {
-	const struct toml_value *v;
-	const char *name;
-	size_t i;
-	int line, rc;
+	static const struct table_keys tk = {
+		"egress", "allow_addresses", decode_allow, egress_int_keys,
+		egress_str_keys,
+	};
 
-	for (i = 0; (name = toml_table_key_at(t, i, NULL, &line, NULL)); i++) {
-		v = toml_table_value_at(t, i);
-		if (strcmp(name, "allow_addresses") == 0)
-			rc = decode_allow(doc, v, r, err);
-		else
-			rc = decode_key(doc, "egress", name, v,
-			    egress_int_keys, egress_str_keys, r, err);
-		if (rc == 1)
-			return toml_fail_at(err, doc, line, "unknown key "
-			    "\"egress.%s\"", name);
-		if (rc == -1)
-			return -1;
-	}
-	return 0;
+	return decode_table(doc, t, &tk, r, err);
 }
