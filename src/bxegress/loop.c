@@ -178,9 +178,10 @@ expire(struct egress *e, struct conn *c)
 
 /* One round's work, once poll has returned. */
 static void
-round_done(struct egress *e, const struct pollfd *fds, int64_t now)
+round_done(struct egress *e, const struct pollfd *fds)
 {
 	struct conn *c;
+	int64_t now;
 	size_t i;
 
 	for (i = 0; i < EGRESS_MAX_CLIENTS; i++) {
@@ -223,6 +224,6 @@ loop_run(struct egress *e, const sigset_t *poll_mask)
 				continue;
 			fatal("poll: %s", strerror(errno));
 		}
-		round_done(e, fds, now);
+		round_done(e, fds);
 	}
 }

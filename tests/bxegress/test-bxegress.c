@@ -214,6 +214,7 @@ test_setup_failures(void **state)
 	lsock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	assert_true(file != -1 && ro != -1 && sock != -1 && lsock != -1);
 	/* An address of the kernel's choosing (autobind), so it can listen. */
+	memset(&sa, 0, sizeof(sa));
 	sa.sa_family = AF_UNIX;
 	assert_int_equal(bind(lsock, &sa, sizeof(sa.sa_family)), 0);
 	assert_int_equal(listen(lsock, 1), 0);
