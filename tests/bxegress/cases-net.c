@@ -3,9 +3,10 @@
  * inside tests/egress/testnet.sh (its environment is in testnet.sh's
  * header): names that resolve only to private addresses or not at all,
  * connects refused and timed out, relays whose byte counts must equal the
- * client's to the byte (alone and with the ClientHello pipelined after
- * the request), curl as the sandbox runs it, the idle timeout, the byte
- * cap and SIGTERM during a relay. A refused case also asserts that no
+ * client's to the byte (alone, with the ClientHello pipelined after the
+ * request, and with the client's half-close passed on), curl as the
+ * sandbox runs it, the idle timeout, the byte cap (one relay, and two
+ * sharing it) and SIGTERM during a relay. A refused case also asserts that no
  * test server saw a connection at all.
  *
  * Outside the test network this group fails: it never passes or skips.
@@ -101,14 +102,6 @@ refused(struct proxy *p, const char *name, unsigned rep, const char *line)
 	exchange(p, req, n, want, w, line);
 }
 
-static void
-stop_clean(struct proxy *p)
-{
-	assert_int_equal(proxy_stop(p), 0);
-	report_expect_none(p, 0);
-	proxy_free(p);
-}
-
 /* Runs argv (a command in namespace A, say); fails the test if it fails. */
 static void
 run(const char *const *argv)
@@ -163,6 +156,10 @@ firewall_remove(void)
 static void
 test_refused_names(void **state)
 {
+	static const char *const no_allow[] = {
+		"--connect-timeout-ms", "2000", "--idle-timeout-ms", "5000",
+		"--max-bytes", "1048576", "--", "good.test", NULL,
+	};
 	struct proxy p;
 
 	(void)state;
@@ -175,7 +172,12 @@ test_refused_names(void **state)
 	refused(&p, "absent.test", 4, "refused absent.test:443 does not resolve");
 	refused(&p, "also.test", 2,
 	    "refused also.test:443 not in the grant's hosts");
-	stop_clean(&p);
+	proxy_stop_clean(&p);
+	/* Without --allow, the test servers' addresses are private too. */
+	proxy_start(&p, no_allow);
+	refused(&p, "good.test", 2,
+	    "refused good.test:443 resolves only to private addresses");
+	proxy_stop_clean(&p);
 	assert_int_equal(accepts(), 0);
 }
 
@@ -194,7 +196,7 @@ test_connect_failed(void **state)
 	refused(&p, "badcert.test", 4,
 	    "refused badcert.test:443 connect failed");
 	firewall_remove();
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 	assert_int_equal(log_count("log-bad.txt", "accept "), 0);
 }
 
@@ -254,7 +256,7 @@ relay_ok(const char *name, bool pipelined)
 	    PRIu64 " done", name, net_a, t.t_sent, t.t_received);
 	report_expect(&p, line);
 	tls_free(&t);
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 	snprintf(line, sizeof(line), "request %s GET /ok", name);
 	assert_int_equal(log_count("log-a.txt", line), 1);
 }
@@ -317,7 +319,7 @@ test_curl(void **state)
 	    2);
 	assert_true(up > 100 && down > 500);
 	assert_non_null(strstr(line, " done"));
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 }
 
 /* No byte either way for the idle time: closed, counts 0. */
@@ -344,7 +346,7 @@ test_idle(void **state)
 	snprintf(line, sizeof(line), "closed good.test:443 %s:443 0 0 idle",
 	    net_a);
 	report_expect(&p, line);
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 }
 
 /* The cap: one limit line, the relay closed, later requests refused. */
@@ -374,8 +376,83 @@ test_byte_limit(void **state)
 	tls_free(&t);
 	before = accepts();
 	refused(&p, "good.test", 2, "refused good.test:443 byte limit reached");
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 	assert_int_equal(accepts(), before);
+}
+
+/* The client ends its side after the request; the answer still comes. */
+static void
+test_half_close(void **state)
+{
+	char body[4096], line[512];
+	struct proxy p;
+	struct tls t;
+	int fd;
+
+	(void)state;
+	start(&p, "2000", "5000", "1048576");
+	fd = client_connect(&p);
+	connect_tls(&p, fd, &t, "good.test", false);
+	get(&t, "good.test", "/ok");
+	assert_int_equal(shutdown(fd, SHUT_WR), 0);
+	(void)tls_read_all(&t, body, sizeof(body));
+	assert_non_null(strstr(body, "hello from good.test\n"));
+	snprintf(line, sizeof(line), "connected good.test:443 %s:443", net_a);
+	report_expect(&p, line);
+	/* Both ends have ended: done before the client even closes. */
+	snprintf(line, sizeof(line), "closed good.test:443 %s:443 %" PRIu64 " %"
+	    PRIu64 " done", net_a, t.t_sent, t.t_received);
+	report_expect(&p, line);
+	close(fd);
+	tls_free(&t);
+	proxy_stop_clean(&p);
+}
+
+/* The cap counts every connection: two relays, one limit, both closed. */
+static void
+test_byte_limit_shared(void **state)
+{
+	unsigned long long up[2], down[2];
+	char line[512], rest[512];
+	struct tls t[2];
+	struct proxy p;
+	int fd[2], i, k;
+
+	(void)state;
+	start(&p, "2000", "5000", "200000");
+	/* Both connected before either asks for the endless body. */
+	for (i = 0; i < 2; i++) {
+		fd[i] = client_connect(&p);
+		connect_tls(&p, fd[i], &t[i], "good.test", false);
+	}
+	for (i = 0; i < 2; i++)
+		get(&t[i], "good.test", "/forever");
+	for (i = 0; i < 2; i++) {
+		snprintf(line, sizeof(line), "connected good.test:443 %s:443",
+		    net_a);
+		report_expect(&p, line);
+	}
+	for (i = 0; i < 2; i++) {
+		(void)tls_read_all(&t[i], line, sizeof(line));
+		close(fd[i]);
+	}
+	report_expect(&p, "limit 200000");
+	snprintf(rest, sizeof(rest), "closed good.test:443 %s:443 ", net_a);
+	for (i = 0; i < 2; i++) {
+		report_next(&p, line, sizeof(line));
+		assert_int_equal(strncmp(line, rest, strlen(rest)), 0);
+		assert_int_equal(sscanf(line + strlen(rest), "%llu %llu",
+		    &up[i], &down[i]), 2);
+		assert_non_null(strstr(line, " byte limit reached"));
+	}
+	assert_int_equal(up[0] + down[0] + up[1] + down[1], 200000);
+	/* Which relay's line comes first is the slot order: either. */
+	for (i = 0; i < 2; i++) {
+		k = up[0] == t[i].t_sent ? 0 : 1;
+		assert_int_equal(up[k], t[i].t_sent);
+		tls_free(&t[i]);
+	}
+	proxy_stop_clean(&p);
 }
 
 /* SIGTERM in the middle of a relay: reported closed, stopped. */
@@ -422,6 +499,8 @@ net_cases(void)
 		cmocka_unit_test(test_curl),
 		cmocka_unit_test(test_idle),
 		cmocka_unit_test(test_byte_limit),
+		cmocka_unit_test(test_byte_limit_shared),
+		cmocka_unit_test(test_half_close),
 		cmocka_unit_test(test_stop_relay),
 	};
 

@@ -169,6 +169,25 @@ proxy_stop(struct proxy *p)
 }
 
 void
+proxy_stop_clean(struct proxy *p)
+{
+	char err[4096];
+	ssize_t n;
+	int fd;
+
+	assert_int_equal(proxy_stop(p), 0);
+	report_expect_none(p, 0);
+	assert_true((fd = open(p->p_stderr, O_RDONLY | O_CLOEXEC)) != -1);
+	n = read(fd, err, sizeof(err) - 1);
+	close(fd);
+	assert_true(n >= 0);
+	err[n] = '\0';
+	if (n > 0)
+		fail_msg("bxegress wrote on stderr: %s", err);
+	proxy_free(p);
+}
+
+void
 proxy_free(struct proxy *p)
 {
 	if (p->p_pid > 0) {

@@ -46,6 +46,11 @@ void	proxy_start(struct proxy *p, const char *const *args);
 void	proxy_start_default(struct proxy *p);
 /* SIGTERM, then its exit status (-1 if it died of a signal). */
 int	proxy_stop(struct proxy *p);
+/*
+ * SIGTERM; then asserts exit status 0, no report line more than those
+ * checked, nothing on its stderr, and frees p.
+ */
+void	proxy_stop_clean(struct proxy *p);
 /* Removes the directory and what is in it. */
 void	proxy_free(struct proxy *p);
 

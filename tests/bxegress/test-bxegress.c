@@ -49,14 +49,6 @@ refusal(unsigned char *out, unsigned rep)
 }
 
 static void
-stop_clean(struct proxy *p)
-{
-	assert_int_equal(proxy_stop(p), 0);
-	report_expect_none(p, 0);
-	proxy_free(p);
-}
-
-static void
 test_usage(void **state)
 {
 	static const char *const bad[][24] = {
@@ -256,7 +248,7 @@ test_greetings(void **state)
 	    "refused -:0 bad request: no acceptable method");
 	exchange(&p, others, sizeof(others), method_refused, 2,
 	    "refused -:0 bad request: no acceptable method");
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 }
 
 /* Each command and header byte: the request's own refusals. */
@@ -290,7 +282,7 @@ test_commands(void **state)
 	}
 	exchange(&p, v4req, sizeof(v4req), method_ok, 2,
 	    "refused -:0 bad request: version 4");
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 }
 
 static void
@@ -322,7 +314,7 @@ test_address_types(void **state)
 	    "refused -:0 bad request: address type 2");
 	exchange(&p, tff, sizeof(tff), want, w,
 	    "refused -:0 bad request: address type 255");
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 }
 
 /* A name refused by the parser, and the line it makes. */
@@ -381,7 +373,7 @@ test_names(void **state)
 		strcat(line, "\\x20");
 	strcat(line, ":443 not a host name");
 	refused_name(&p, name, 255, 443, line);
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 }
 
 /* One byte per send: the same answers as sent whole. */
@@ -421,7 +413,7 @@ test_byte_by_byte(void **state)
 	assert_memory_equal(got, want + 2, w - 2);
 	close(fd);
 	report_expect(&p, "refused www.good.test:80 port is not 443");
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 }
 
 static void
@@ -455,7 +447,7 @@ test_hang_up(void **state)
 	assert_int_equal(client_read_all(fd, got, sizeof(got)), 0);
 	close(fd);
 	report_expect(&p, "refused -:0 bad request: hung up");
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 }
 
 /* The greeting and the request must come within the idle timeout. */
@@ -482,7 +474,7 @@ test_handshake_timeout(void **state)
 	close(fd2);
 	report_expect(&p, "refused -:0 bad request: timed out");
 	report_expect(&p, "refused -:0 bad request: timed out");
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 }
 
 /* SIGTERM closes connections in their handshake, each reported. */
@@ -572,7 +564,7 @@ test_connections_in_all(void **state)
 	assert_true(client_silent(fd, 300));
 	report_expect_none(&p, 0);
 	close(fd);
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 }
 
 /* Reads "Key:\tvalue" of /proc/PID/status. */
@@ -618,7 +610,7 @@ test_privileges(void **state)
 		proc_status(p.p_pid, "CapEff", v, sizeof(v));
 		assert_string_equal(v, "\t0000000000000000");
 	}
-	stop_clean(&p);
+	proxy_stop_clean(&p);
 }
 
 /* Whether pid is gone or a zombie. */
