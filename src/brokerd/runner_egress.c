@@ -5,6 +5,7 @@
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 
 #include <errno.h>
@@ -26,8 +27,19 @@ struct egress_call {
 	uint64_t		 ec_seq;
 	struct exec_child	 ec_child;
 	bool			 ec_running;
+	bool			 ec_quiet;	/* the start-up check's: not logged */
 	int			 ec_report;	/* the report, read end */
 };
+
+/* err's message as "egress: MESSAGE; see the runbook"; returns -1. */
+static int
+fail_runbook(struct bx_error *err)
+{
+	char msg[BX_ERROR_MAX];
+
+	snprintf(msg, sizeof(msg), "%s", err->msg);
+	return bx_fail(err, "egress: %.900s; %s", msg, EGRESS_RUNBOOK);
+}
 
 /* A file's bytes, or none when it does not exist. */
 static int
@@ -197,7 +209,7 @@ egress_start(struct runner_sandbox *rs, const struct sandbox_view *v,
 	rc = 0;
 out:
 	if (rc == -1)
-		bx_error_prefix(err, "egress: %s", EGRESS_RUNBOOK);
+		fail_runbook(err);
 	if (dirfd != -1)
 		close(dirfd);
 	if (listen_fd != -1)
@@ -243,6 +255,94 @@ stop(struct egress_call *e, struct egress_report *r)
 	return WEXITSTATUS(st) != 0;
 }
 
+/*
+ * The start-up check's request: a greeting and a CONNECT to a name the
+ * check's pattern does not match, answered "not allowed" with no lookup.
+ */
+static const char check_request[] = "\x05\x01\x00"
+    "\x05\x01\x00\x03\x0d" "other.invalid" "\x01\xbb";
+static const char check_answer[] = "\x05\x00" "\x05\x02";
+
+/* Speaks to the proxy as a client would; 0 if it answered as it must. */
+static int
+probe(const struct sandbox_view *v, struct bx_error *err)
+{
+	struct timeval tv = { EGRESS_STOP_MS / 1000, 0 };
+	struct sockaddr_un sun;
+	char got[sizeof(check_answer) - 1];
+	int dirfd, fd = -1, rc = -1;
+	size_t have = 0;
+	ssize_t n;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if ((dirfd = open(v->v_egressdir, O_PATH | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1)
+		return bx_fail(err, "cannot open %s: %s", v->v_egressdir,
+		    strerror(errno));
+	snprintf(sun.sun_path, sizeof(sun.sun_path),
+	    "/proc/self/fd/%d/socks.sock", dirfd);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    bx_write_all(fd, check_request, sizeof(check_request) - 1) == -1) {
+		bx_fail(err, "cannot reach the proxy: %s", strerror(errno));
+		goto out;
+	}
+	while (have < sizeof(got) && ((n = read(fd, got + have,
+	    sizeof(got) - have)) > 0 || (n == -1 && errno == EINTR)))
+		have += n > 0 ? (size_t)n : 0;
+	if (have != sizeof(got) || memcmp(got, check_answer, have) != 0) {
+		bx_fail(err, "the proxy did not answer as SOCKS5 (%zu bytes)",
+		    have);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd != -1)
+		close(fd);
+	close(dirfd);
+	return rc;
+}
+
+int
+egress_check(struct runner_sandbox *rs, const struct sandbox_view *v,
+    struct bx_error *err)
+{
+	static const char *const hosts[] = { "check.invalid" };
+	struct egress_call *e = NULL;
+	struct egress_report r;
+	struct bx_error ignored;
+	int rc = -1;
+
+	memset(&r, 0, sizeof(r));
+	if (mkdir(v->v_calldir, 0700) == -1) {
+		bx_fail(err, "egress: cannot make %s: %s", v->v_calldir,
+		    strerror(errno));
+		return -1;
+	}
+	if (egress_start(rs, v, hosts, 1, &e, err) == -1)
+		goto out;
+	e->ec_quiet = true;
+	if (probe(v, err) == -1) {
+		fail_runbook(err);
+		goto out;
+	}
+	egress_finish(e, &r);
+	if (r.er_broken || r.er_refusal == NULL) {
+		bx_fail(err, "egress: the proxy's check failed: %s; %s",
+		    r.er_broken ? r.er_words : "it reported nothing",
+		    EGRESS_RUNBOOK);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(r.er_refusal);
+	egress_free(e);
+	(void)sandbox_dir_remove(v->v_calldir, &ignored);
+	return rc;
+}
+
 /* One report line: logged, and kept if it says why a fetch failed. */
 static void
 take_line(struct egress_call *e, char *line, struct egress_report *r)
@@ -253,7 +353,8 @@ take_line(struct egress_call *e, char *line, struct egress_report *r)
 	for (p = line; *p != '\0'; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 			*p = '?';
-	runner_say(e->ec_rs, "runner: call %" PRIu64 ": egress: %s%s",
+	if (!e->ec_quiet)
+		runner_say(e->ec_rs, "runner: call %" PRIu64 ": egress: %s%s",
 	    e->ec_seq, line, strncmp(line, "refused ", 8) == 0 ||
 	    strncmp(line, "limit ", 6) == 0 ? "; " EGRESS_REFUSED_RUNBOOK :
 	    "");

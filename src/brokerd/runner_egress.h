@@ -58,4 +58,12 @@ int	egress_start(struct runner_sandbox *, const struct sandbox_view *,
 void	egress_finish(struct egress_call *, struct egress_report *ret);
 void	egress_free(struct egress_call *);
 
+/*
+ * The start-up check: a proxy for the view's call directory (made and
+ * removed here) answers a SOCKS5 greeting and refuses a name outside its
+ * one pattern, without any lookup or connection.
+ */
+int	egress_check(struct runner_sandbox *, const struct sandbox_view *,
+	    struct bx_error *err);
+
 #endif

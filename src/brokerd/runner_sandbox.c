@@ -326,6 +326,8 @@ runner_sandbox_check(struct runner_sandbox *rs, struct bx_error *err)
 		    config_runner_kind_name(rs->rs_cfg.cr_kind), r.rr_text);
 		goto out;
 	}
+	if (egress_check(rs, v, err) == -1)
+		goto out;
 	rc = 0;
 out:
 	run_result_clear(&r);

@@ -52,10 +52,9 @@ sb_grant(struct sb_fixture *f, const char *id, const char *tool,
 }
 
 void
-sb_start(struct sb_fixture *f)
+sb_config(struct sb_fixture *f)
 {
-	char runner[4096], errs[4096] = "";
-	FILE *fp;
+	char runner[4096];
 
 	snprintf(runner, sizeof(runner), "kind = \"%s\"\ntimeout_ms = %d\n"
 	    "memory_mb = %d\npids = 32\noutput_bytes = %d\nmax_running = 1\n"
@@ -63,6 +62,15 @@ sb_start(struct sb_fixture *f)
 	    SB_TIMEOUT_MS, SB_MEMORY_MB, SB_OUTPUT_BYTES,
 	    getenv("BX_BUILD_ROOT"), f->extra != NULL ? f->extra : "");
 	assert_int_equal(rh_home_config(&f->home, 900000, runner), 0);
+}
+
+void
+sb_start(struct sb_fixture *f)
+{
+	char errs[4096] = "";
+	FILE *fp;
+
+	sb_config(f);
 	if (rh_start(&f->home, NULL) == 0)
 		return;
 	if ((fp = fopen(f->home.errs, "r")) != NULL) {

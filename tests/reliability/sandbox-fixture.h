@@ -42,7 +42,9 @@ struct sb_fixture {
 int	sb_setup(void **state);
 int	sb_setup_with(void **state, const char *extra);
 int	sb_teardown(void **state);
-/* brokerd started with the fixture's configuration; fails the test if not. */
+/* brokerd.toml written with the fixture's configuration and extra. */
+void	sb_config(struct sb_fixture *);
+/* sb_config, then brokerd started; fails the test if it does not start. */
 void	sb_start(struct sb_fixture *);
 
 void	sb_put(const char *dir, const char *name, const char *text);

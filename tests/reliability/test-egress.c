@@ -112,9 +112,36 @@ clear_logs(void)
 }
 
 
-/* Whether a bxegress runs anywhere on the machine. */
+/* Whether process pid holds a file under dir (its report, its socket). */
 static bool
-proxy_running(void)
+holds_file_under(const char *pid, const char *dir)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	struct dirent *e;
+	bool found = false;
+	ssize_t n;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	if ((d = opendir(path)) == NULL)
+		return false;
+	while (!found && (e = readdir(d)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, e->d_name);
+		if ((n = readlink(path, target, sizeof(target) - 1)) <= 0)
+			continue;
+		target[n] = '\0';
+		found = strncmp(target, dir, strlen(dir)) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * Whether a bxegress of this home runs: one holding a file of its call
+ * directories (other tests' proxies may run beside these).
+ */
+static bool
+proxy_running(const struct sb_fixture *f)
 {
 	char path[64], comm[64];
 	struct dirent *e;
@@ -131,7 +158,8 @@ proxy_running(void)
 		if ((fp = fopen(path, "r")) == NULL)
 			continue;
 		found = fgets(comm, sizeof(comm), fp) != NULL &&
-		    strcmp(comm, "bxegress\n") == 0;
+		    strcmp(comm, "bxegress\n") == 0 &&
+		    holds_file_under(e->d_name, f->home.dir);
 		fclose(fp);
 	}
 	closedir(d);
@@ -140,11 +168,11 @@ proxy_running(void)
 
 /* Until the proxy runs (or stops running), within ms; whether it did. */
 static bool
-await_proxy(bool running, int ms)
+await_proxy(const struct sb_fixture *f, bool running, int ms)
 {
 	int64_t until = rh_now_ms() + ms;
 
-	while (proxy_running() != running) {
+	while (proxy_running(f) != running) {
 		if (rh_now_ms() >= until)
 			return false;
 		rh_sleep_ms(20);
@@ -157,7 +185,7 @@ static void
 done(struct sb_fixture *f)
 {
 	sb_expect_nothing_left(f);
-	if (proxy_running())
+	if (proxy_running(f))
 		fail_msg("a proxy is left running");
 }
 
@@ -420,15 +448,34 @@ test_brokerd_killed_mid_fetch(void **state)
 	snprintf(id, sizeof(id), "c%d", ++f->calls);
 	assert_int_equal(rh_call_tool(&c, f->home.broker, SB_SESSION, id,
 	    "http_fetch", "{\"url\":\"https://slow.test/silent\"}"), 0);
-	assert_true(await_proxy(true, RH_WAIT_MS));
+	assert_true(await_proxy(f, true, RH_WAIT_MS));
 	rh_kill(&f->home, SIGKILL);
 	rh_call_close(&c);
-	assert_true(await_proxy(false, RH_WAIT_MS));
+	assert_true(await_proxy(f, false, RH_WAIT_MS));
 	sb_start(f);
 	done(f);
 	free(fetch(f, "https://good.test/ok"));
 	assert_int_equal(f->last.a_status, BX_STATUS_RESULT);
 	done(f);
+}
+
+/* A proxy that does not work stops brokerd at startup, naming the runbook. */
+static void
+test_proxy_that_cannot_run(void **state)
+{
+	struct sb_fixture *f = *state;
+
+	rh_kill(&f->home, SIGTERM);
+	f->extra = "\n[egress]\nbxegress_path = \"/bin/false\"\n";
+	sb_config(f);
+	assert_int_equal(rh_start(&f->home, NULL), -1);
+	/* Refused at connect, or the connection closed with no answer. */
+	assert_true(rh_errs_contain(&f->home, "egress: cannot reach the "
+	    "proxy") || rh_errs_contain(&f->home, "egress: the proxy did not "
+	    "answer as SOCKS5"));
+	assert_true(rh_errs_contain(&f->home, "see docs/runbook.md#"
+	    "egress-proxy"));
+	assert_false(proxy_running(f));
 }
 
 /* The other tools have no proxy and no network at all. */
@@ -474,6 +521,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_byte_limit, setup_small,
 		    sb_teardown),
 		cmocka_unit_test_setup_teardown(test_brokerd_killed_mid_fetch,
+		    setup, sb_teardown),
+		cmocka_unit_test_setup_teardown(test_proxy_that_cannot_run,
 		    setup, sb_teardown),
 		cmocka_unit_test_setup_teardown(test_others_have_no_network,
 		    setup, sb_teardown),
