@@ -2,8 +2,9 @@
  * relay.c: the bytes of a connected connection, both ways (bxegress.h).
  * Each direction has one fixed buffer; a side is read only while its
  * buffer has room, so a fast sender is held back by a slow receiver and
- * nothing grows. An end of input is passed on with shutdown(SHUT_WR) once
- * its buffer is empty; the relay is done when both ways have ended.
+ * nothing grows. An end of input (or an error reading) is passed on with
+ * shutdown(SHUT_WR) once its buffer is empty; the relay is done when both
+ * ways have ended, or at once when the client can take nothing more.
  *
  * Every byte taken from either side counts against --max-bytes, for all
  * connections together, and no read asks for more than is left of it.
@@ -18,8 +19,11 @@
 #include "bxegress/bxegress.h"
 #include "proto/clock.h"
 
-/* Reads what fits from fd into b; -1 if the connection broke. */
-static int
+/*
+ * Reads what fits from fd into b. An error counts as the end of fd's
+ * input: what came before it is in b and still goes out.
+ */
+static void
 take(struct egress *e, int fd, struct buf *b, bool *eof, uint64_t *count)
 {
 	uint64_t left = e->e_cfg.ec_max_bytes - e->e_total;
@@ -27,22 +31,34 @@ take(struct egress *e, int fd, struct buf *b, bool *eof, uint64_t *count)
 	ssize_t n;
 
 	if (*eof || (room = buf_room(b)) == 0 || left == 0)
-		return 0;
+		return;
 	if (room > left)
 		room = (size_t)left;
 	do
 		n = recv(fd, b->b_data + b->b_end, room, 0);
 	while (n == -1 && errno == EINTR);
-	if (n == -1)
-		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-	if (n == 0) {
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return;
+	if (n <= 0) {
 		*eof = true;
-		return 0;
+		return;
 	}
 	b->b_end += (size_t)n;
 	*count += (uint64_t)n;
 	e->e_total += (uint64_t)n;
-	return 0;
+}
+
+/*
+ * The server takes nothing more (it reset or closed): the client's bytes
+ * have nowhere to go, so they are neither kept nor read, while what the
+ * server sent before still reaches the client.
+ */
+static void
+server_gone(struct conn *c)
+{
+	buf_drop(&c->c_up, buf_len(&c->c_up));
+	c->c_client_eof = true;
+	c->c_server_shut = true;
 }
 
 /* Once its input ended and all of it went out, fd's peer hears the end. */
@@ -106,12 +122,12 @@ relay_io(struct egress *e, struct conn *c)
 	uint64_t before = c->c_upbytes + c->c_downbytes;
 	ssize_t up, down;
 
-	if (take(e, c->c_client, &c->c_up, &c->c_client_eof,
-	    &c->c_upbytes) == -1 ||
-	    (up = buf_send(c->c_server, &c->c_up)) == -1 ||
-	    take(e, c->c_server, &c->c_down, &c->c_server_eof,
-	    &c->c_downbytes) == -1 ||
-	    (down = buf_send(c->c_client, &c->c_down)) == -1) {
+	take(e, c->c_client, &c->c_up, &c->c_client_eof, &c->c_upbytes);
+	if ((up = buf_send(c->c_server, &c->c_up)) == -1)
+		server_gone(c);
+	take(e, c->c_server, &c->c_down, &c->c_server_eof, &c->c_downbytes);
+	/* A client gone can be told nothing more: the relay is over. */
+	if ((down = buf_send(c->c_client, &c->c_down)) == -1) {
 		conn_finish(e, c, "done");
 		return;
 	}

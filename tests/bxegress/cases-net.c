@@ -6,7 +6,7 @@
  * client's to the byte (alone, with the ClientHello pipelined after the
  * request, and with the client's half-close passed on), curl as the
  * sandbox runs it, the idle timeout, the byte cap (one relay, and two
- * sharing it) and SIGTERM during a relay. A refused case also asserts that no
+ * sharing it), a server reset in the middle, and SIGTERM during a relay. A refused case also asserts that no
  * test server saw a connection at all.
  *
  * Outside the test network this group fails: it never passes or skips.
@@ -120,9 +120,9 @@ run(const char *const *argv)
 		fail_msg("%s %s failed", argv[0], argv[1]);
 }
 
-/* An nft rule in namespace A for BAD's port 443: "reject ..." or "drop". */
+/* An nft rule in namespace A for addr's port 443: "reject ..." or "drop". */
 static void
-firewall_bad(const char *verdict)
+firewall(const char *addr, const char *verdict)
 {
 	const char *const table[] = { "ip", "netns", "exec", net_ns_a, "nft",
 	    "add", "table", "inet", "bxegress_test", NULL };
@@ -138,7 +138,7 @@ firewall_bad(const char *verdict)
 	run(table);
 	run(chain);
 	run(flush);
-	snprintf(rule, sizeof(rule), "ip daddr %s tcp dport 443 %s", net_bad,
+	snprintf(rule, sizeof(rule), "ip daddr %s tcp dport 443 %s", addr,
 	    verdict);
 	run(add);
 }
@@ -189,10 +189,10 @@ test_connect_failed(void **state)
 
 	(void)state;
 	start(&p, "500", "5000", "1048576");
-	firewall_bad("reject with tcp reset");
+	firewall(net_bad, "reject with tcp reset");
 	refused(&p, "badcert.test", 5,
 	    "refused badcert.test:443 connect failed");
-	firewall_bad("drop");
+	firewall(net_bad, "drop");
 	refused(&p, "badcert.test", 4,
 	    "refused badcert.test:443 connect failed");
 	firewall_remove();
@@ -455,6 +455,38 @@ test_byte_limit_shared(void **state)
 	proxy_stop_clean(&p);
 }
 
+/*
+ * The server's side is reset in the middle of an endless body: what the
+ * proxy had taken from it still reaches the client, to the byte, before
+ * the end is passed on.
+ */
+static void
+test_server_reset(void **state)
+{
+	char body[256], line[512];
+	struct proxy p;
+	struct tls t;
+	int fd;
+
+	(void)state;
+	start(&p, "2000", "5000", "104857600");
+	fd = client_connect(&p);
+	connect_tls(&p, fd, &t, "good.test", false);
+	get(&t, "good.test", "/forever");
+	(void)tls_read_some(&t, 100000);
+	firewall(net_a, "reject with tcp reset");
+	(void)tls_read_all(&t, body, sizeof(body));
+	close(fd);
+	firewall_remove();
+	snprintf(line, sizeof(line), "connected good.test:443 %s:443", net_a);
+	report_expect(&p, line);
+	snprintf(line, sizeof(line), "closed good.test:443 %s:443 %" PRIu64 " %"
+	    PRIu64 " done", net_a, t.t_sent, t.t_received);
+	report_expect(&p, line);
+	tls_free(&t);
+	proxy_stop_clean(&p);
+}
+
 /* SIGTERM in the middle of a relay: reported closed, stopped. */
 static void
 test_stop_relay(void **state)
@@ -501,6 +533,7 @@ net_cases(void)
 		cmocka_unit_test(test_byte_limit),
 		cmocka_unit_test(test_byte_limit_shared),
 		cmocka_unit_test(test_half_close),
+		cmocka_unit_test(test_server_reset),
 		cmocka_unit_test(test_stop_relay),
 	};
 
