@@ -501,6 +501,16 @@ test_stop(void **state)
 	close(a);
 	close(b);
 	proxy_free(&p);
+	/* SIGINT is SIGTERM's equal. */
+	proxy_start_default(&p);
+	a = client_connect(&p);
+	client_send(a, req, 3);
+	client_read_exact(a, got, 2);
+	assert_int_equal(kill(p.p_pid, SIGINT), 0);
+	assert_int_equal(client_read_all(a, got, sizeof(got)), 0);
+	close(a);
+	report_expect(&p, "closed -:0 - 0 0 stopped");
+	proxy_stop_clean(&p);
 }
 
 /* Sixteen at once; the seventeenth waits until one of them ends. */
