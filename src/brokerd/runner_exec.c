@@ -31,15 +31,22 @@ close_fd(int *fd)
 	*fd = -1;
 }
 
-/* In the child: only async-signal-safe calls until execve. */
+/*
+ * In the child: only async-signal-safe calls until execve. The parent-death
+ * signal comes first, then the check that brokerd is still the parent: a
+ * brokerd killed between the fork and the prctl sends no signal, and its
+ * child must not go on to start a sandbox nobody watches.
+ */
 static void __attribute__((noreturn))
-child(const struct exec_spawn *sp, int in, int out, int errfd)
+child(const struct exec_spawn *sp, pid_t parent, int in, int out, int errfd)
 {
 	struct sigaction sa;
 	sigset_t none;
 	size_t i;
 	int sig;
 
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent)
+		_exit(126);
 	if (dup2(in, 0) == -1 || dup2(out, 1) == -1 || dup2(errfd, 2) == -1)
 		_exit(126);
 	/* dup2 onto itself keeps FD_CLOEXEC: cleared whatever the numbers. */
@@ -55,8 +62,6 @@ child(const struct exec_spawn *sp, int in, int out, int errfd)
 	if (sp->es_cwd != NULL && chdir(sp->es_cwd) == -1)
 		_exit(126);
 	(void)setsid();
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
-		_exit(126);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	for (sig = 1; sig < NSIG; sig++)
@@ -73,8 +78,8 @@ exec_start(const struct exec_spawn *sp, struct exec_child *ret,
 {
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, er[2] = { -1, -1 };
 	struct exec_child c;
+	pid_t pid, self = getpid();
 	bool listed;
-	pid_t pid;
 
 	if ((sp->es_stdin ? pipe2(in, O_CLOEXEC) :
 	    (in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC))) == -1 ||
@@ -90,7 +95,7 @@ exec_start(const struct exec_spawn *sp, struct exec_child *ret,
 		goto fail;
 	}
 	if (pid == 0)
-		child(sp, in[0], out[1], er[1]);
+		child(sp, self, in[0], out[1], er[1]);
 	listed = exec_live_swap(0, pid);
 	exec_live_unlock();
 	if (!listed) {

@@ -237,17 +237,41 @@ child_of(pid_t pid)
 	return (pid_t)child;
 }
 
+/* How many times a brokerd of this home said it serves. */
+static size_t
+servings(const struct rh_home *h)
+{
+	static const char said[] = "brokerd: serving on ";
+	char line[8192];
+	size_t n = 0;
+	FILE *fp;
+
+	if ((fp = fopen(h->errs, "r")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		n += strncmp(line, said, sizeof(said) - 1) == 0;
+	fclose(fp);
+	return n;
+}
+
+/*
+ * Serving means both sockets accept and this brokerd said so: a child of a
+ * killed brokerd, between its fork and its exec, still holds the old
+ * listening sockets for a moment.
+ */
 int
 rh_start(struct rh_home *h, const char *const *wrapper)
 {
 	int64_t until = rh_now_ms() + RH_WAIT_MS;
+	size_t before = servings(h);
 
 	h->brokerd = 0;
 	if ((h->pid = spawn(h, wrapper)) == -1) {
 		h->pid = 0;
 		return -1;
 	}
-	while (!serving(h->broker) || !serving(h->admin)) {
+	while (!serving(h->broker) || !serving(h->admin) ||
+	    servings(h) == before) {
 		if (rh_reaped(h) != -1 || rh_now_ms() > until)
 			return -1;
 		rh_sleep_ms(5);

@@ -222,6 +222,21 @@ sb_expect_record(struct sb_fixture *f, int n, bool failed, const char *sent)
 }
 
 /* Nothing of any call is left: directories, cgroups, containers. */
+/* brokerd's stderr, for a failure that its words may explain. */
+static void
+print_errs(const struct sb_fixture *f)
+{
+	char buf[8192];
+	size_t n;
+	FILE *fp;
+
+	if ((fp = fopen(f->home.errs, "r")) == NULL)
+		return;
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fclose(fp);
+}
+
 void
 sb_expect_nothing_left(struct sb_fixture *f)
 {
@@ -234,8 +249,10 @@ sb_expect_nothing_left(struct sb_fixture *f)
 	snprintf(path, sizeof(path), "%s/broker/runner", f->home.dir);
 	assert_non_null(d = opendir(path));
 	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
+		if (e->d_name[0] != '.') {
+			print_errs(f);
 			fail_msg("left behind: %s/%s", path, e->d_name);
+		}
 	closedir(d);
 	/* podman makes the call's cgroup in every hierarchy, bwrap in two. */
 	assert_non_null(root = opendir("/sys/fs/cgroup"));
