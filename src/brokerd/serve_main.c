@@ -147,7 +147,10 @@ start_runner(struct daemon *d, const struct broker_log *log,
 	if (runner_sandbox_new(&rc, &d->d_runner, &err) == -1 ||
 	    runner_sandbox_sweep(d->d_runner, &removed, &err) == -1 ||
 	    runner_sandbox_check(d->d_runner, &err) == -1) {
-		fprintf(errs, "brokerd: %s; %s\n", err.msg, RUNNER_RUNBOOK);
+		/* The egress check names its own entry. */
+		fprintf(errs, "brokerd: %s%s\n", err.msg,
+		    strstr(err.msg, "docs/runbook.md#") != NULL ? "" :
+		    "; " RUNNER_RUNBOOK);
 		return -1;
 	}
 	if (removed > 0)
