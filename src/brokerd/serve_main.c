@@ -149,7 +149,7 @@ start_runner(struct daemon *d, const struct broker_log *log,
 	    runner_sandbox_check(d->d_runner, &err) == -1) {
 		/* The egress check names its own entry. */
 		fprintf(errs, "brokerd: %s%s\n", err.msg,
-		    strstr(err.msg, "docs/runbook.md#") != NULL ? "" :
+		    strstr(err.msg, "see docs/runbook.md") != NULL ? "" :
 		    "; " RUNNER_RUNBOOK);
 		return -1;
 	}
