@@ -29,8 +29,7 @@ struct options {
 static int
 usage(FILE *errs)
 {
-	fprintf(errs, "usage: brokerd explain --config PATH [--taint CLASS] "
-	    "[--now TIMESTAMP] [--json] TOOL ARGUMENTS_JSON\n");
+	fprintf(errs, "usage: %s\n", EXPLAIN_USAGE);
 	return EXPLAIN_EXIT_USAGE;
 }
 

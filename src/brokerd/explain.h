@@ -21,6 +21,9 @@
 #define EXPLAIN_EXIT_FAILED	1
 #define EXPLAIN_EXIT_USAGE	2
 
+#define EXPLAIN_USAGE	"brokerd explain --config PATH [--taint CLASS] " \
+	"[--now TIMESTAMP] [--json] TOOL ARGUMENTS_JSON"
+
 /*
  * argv[0] is "explain"; the report goes to out, errors and usage to errs.
  * Returns the exit status.

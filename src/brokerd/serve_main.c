@@ -23,7 +23,6 @@
 #include "brokerd/runner_sandbox.h"
 #include "brokerd/serve.h"
 
-#define SERVE_USAGE	"usage: brokerd serve --config PATH [--accept-break]\n"
 
 struct daemon {
 	struct config		*d_cfg;
@@ -225,7 +224,7 @@ serve_main(int argc, char **argv, FILE *out, FILE *errs)
 			break;
 	}
 	if (path == NULL || i != argc) {
-		fputs(SERVE_USAGE, errs);
+		fprintf(errs, "usage: %s\n", SERVE_USAGE);
 		return 2;
 	}
 	memset(&d, 0, sizeof(d));

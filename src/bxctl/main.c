@@ -9,6 +9,7 @@
 #include "bxctl/audit-verify.h"
 #include "bxctl/cli.h"
 #include "bxctl/commands.h"
+#include "proto/help.h"
 
 static const struct cli_command commands[] = {
 	{ "audit verify", cmd_audit_verify, "bxctl audit verify [--home PATH]" },
@@ -37,6 +38,7 @@ usage(FILE *fp)
 		fprintf(fp, "%s%s\n", i == 0 ? " " : "       ",
 		    commands[i].usage);
 	fprintf(fp, "       bxctl COMMAND --help\n");
+	fprintf(fp, "       bxctl help [COMMAND]\n");
 }
 
 /*
@@ -94,6 +96,29 @@ unknown(int argc, char **argv)
 	cli_fail("unknown command '%s'", argv[1]);
 }
 
+/*
+ * `bxctl help COMMAND`: the command's own --help, so that both say the
+ * same. argv[0] is "help".
+ */
+static int
+help(int argc, char **argv)
+{
+	char *help_argv[3] = { NULL, "--help", NULL };
+	size_t i;
+	int words;
+
+	for (i = 0; i < NCOMMANDS; i++) {
+		if (!matches(&commands[i], argc - 1, argv + 1, &words) ||
+		    argc - 1 != words)
+			continue;
+		help_argv[0] = argv[words];
+		return finish(commands[i].run(&commands[i], 2, help_argv));
+	}
+	unknown(argc, argv);
+	usage(stderr);
+	return CLI_USAGE;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -104,10 +129,13 @@ main(int argc, char **argv)
 		usage(stderr);
 		return CLI_USAGE;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+	if (bx_help_word(argv[1]) ||
+	    (strcmp(argv[1], "help") == 0 && argc == 2)) {
 		usage(stdout);
-		return CLI_OK;
+		return finish(CLI_OK);
 	}
+	if (strcmp(argv[1], "help") == 0)
+		return help(argc - 1, argv + 1);
 	for (i = 0; i < NCOMMANDS; i++)
 		if (matches(&commands[i], argc - 1, argv + 1, &words))
 			return finish(commands[i].run(&commands[i],

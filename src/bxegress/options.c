@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bxegress/bxegress.h"
+#include "proto/help.h"
 #include "proto/hostname.h"
 
 /* The highest descriptor Linux hands out by default (fs.nr_open). */
@@ -35,6 +36,11 @@ static const char *const option_names[OPT_MAX] = {
 	[OPT_ALLOW] = "--allow",
 };
 
+static const char usage_text[] =
+    "usage: bxegress --listen-fd N --report-fd N --connect-timeout-ms MS\n"
+    "           --idle-timeout-ms MS --max-bytes N [--allow CIDR]... "
+    "-- PATTERN...\n";
+
 static void
 usage(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
@@ -48,10 +54,8 @@ usage(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputs("\nusage: bxegress --listen-fd N --report-fd N "
-	    "--connect-timeout-ms MS\n"
-	    "           --idle-timeout-ms MS --max-bytes N [--allow CIDR]... "
-	    "-- PATTERN...\n", stderr);
+	fputc('\n', stderr);
+	fputs(usage_text, stderr);
 	exit(EXIT_USAGE);
 }
 
@@ -152,6 +156,11 @@ options_parse(int argc, char *argv[], struct egress_config *cfg)
 	enum option o;
 	int i;
 
+	if (bx_help_asked(argc, argv, 1) ||
+	    (argc == 2 && strcmp(argv[1], "help") == 0)) {
+		fputs(usage_text, stdout);
+		exit(fflush(stdout) == 0 ? 0 : EXIT_USAGE);
+	}
 	memset(cfg, 0, sizeof(*cfg));
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
 		o = find_option(argv[i]);

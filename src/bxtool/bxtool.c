@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "bxtool/bxtool.h"
+#include "proto/help.h"
 
 /* Exit statuses: a final line was written, it could not be, bad usage. */
 #define EXIT_REPORTED	0
@@ -28,7 +29,7 @@
 #define BXT_UMASK	022
 
 static void
-usage(void)
+usage(int fd)
 {
 	static const char text[] =
 	    "usage: bxtool read --max N PATH\n"
@@ -36,7 +37,7 @@ usage(void)
 	    "       bxtool run [--cwd DIR] -- PROGRAM [ARGS...]\n"
 	    "       bxtool fetch --max N --proxy SOCKET --cacert FILE URL\n";
 
-	(void)write(STDERR_FILENO, text, sizeof(text) - 1);
+	(void)write(fd, text, sizeof(text) - 1);
 }
 
 /* N from 1 to BXT_CONTENT_MAX, in decimal digits and nothing else. */
@@ -164,8 +165,13 @@ main(int argc, char *argv[])
 	struct bxt_args args;
 	int ready;
 
+	if (argc >= 2 && (strcmp(argv[1], "help") == 0 ||
+	    bx_help_asked(argc, argv, 1))) {
+		usage(STDOUT_FILENO);
+		return EXIT_REPORTED;
+	}
 	if (parse(argc, argv, &args) == -1) {
-		usage();
+		usage(STDERR_FILENO);
 		return EXIT_USAGE;
 	}
 	ready = setup(&out);

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "loopd/model.h"
 #include "loopd/selftest.h"
 #include "loopd/serve.h"
+#include "proto/help.h"
 
 /*
  * The stop flag. Turn threads read it too, so it is an atomic rather than
@@ -45,11 +47,25 @@ print_line(void *arg, const char *line)
 	fprintf(stderr, "loopd: %s\n", line);
 }
 
+#define LOOPD_USAGE	"usage: loopd serve --config PATH\n" \
+			"       loopd help [serve]\n"
+
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: loopd serve --config PATH\n");
+	fputs(LOOPD_USAGE, stderr);
 	return 2;
+}
+
+/* Help as proto/help.h has it; loopd has one command, so one usage. */
+static bool
+help_asked(int argc, char **argv)
+{
+	if (argc < 2)
+		return false;
+	if (strcmp(argv[1], "help") == 0)
+		return argc == 2 || (argc == 3 && strcmp(argv[2], "serve") == 0);
+	return bx_help_asked(argc, argv, 1);
 }
 
 /* Blocks the stop signals everywhere but in the accept loop's wait. */
@@ -130,6 +146,10 @@ main(int argc, char **argv)
 	struct bx_error err;
 	int rc;
 
+	if (help_asked(argc, argv)) {
+		fputs(LOOPD_USAGE, stdout);
+		return 0;
+	}
 	if (argc != 4 || strcmp(argv[1], "serve") != 0 ||
 	    strcmp(argv[2], "--config") != 0)
 		return usage();
