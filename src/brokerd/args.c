@@ -65,40 +65,32 @@ args_free(struct tool_args *a)
 	free(a);
 }
 
-/* Refuses every key of obj that the tool does not take. */
-static int
-check_keys(json_t *obj, const struct field *fields, struct bx_error *err)
+static const struct field *
+find_field(const struct field *fields, const char *name)
 {
-	const char *key;
-	json_t *v;
-	size_t i;
-
-	json_object_foreach(obj, key, v) {
-		for (i = 0; fields[i].f_name != NULL; i++)
-			if (strcmp(key, fields[i].f_name) == 0)
-				break;
-		if (fields[i].f_name == NULL)
-			return bx_fail(err, "unknown field \"%s\"", key);
-	}
-	return 0;
+	for (; fields->f_name != NULL; fields++)
+		if (strcmp(fields->f_name, name) == 0)
+			return fields;
+	return NULL;
 }
 
-/* Copies each field's string into a, checking presence and type. */
+/*
+ * Copies each key of obj into a: only the tool's fields, each a string
+ * (or null where optional), and then none of the required ones missing.
+ */
 static int
 take_fields(json_t *obj, const struct field *fields, struct tool_args *a,
     struct bx_error *err)
 {
 	const struct field *f;
+	const char *key;
 	json_t *v;
 
-	for (f = fields; f->f_name != NULL; f++) {
-		v = json_object_get(obj, f->f_name);
-		if (v == NULL || (f->f_optional && json_is_null(v))) {
-			if (!f->f_optional)
-				return bx_fail(err, "missing field \"%s\"",
-				    f->f_name);
+	json_object_foreach(obj, key, v) {
+		if ((f = find_field(fields, key)) == NULL)
+			return bx_fail(err, "unknown field \"%s\"", key);
+		if (f->f_optional && json_is_null(v))
 			continue;
-		}
 		if (!json_is_string(v))
 			return bx_fail(err, "field \"%s\" must be a string",
 			    f->f_name);
@@ -109,6 +101,9 @@ take_fields(json_t *obj, const struct field *fields, struct tool_args *a,
 		if ((*slot(a, f) = strdup(json_string_value(v))) == NULL)
 			return bx_fail(err, "out of memory");
 	}
+	for (f = fields; f->f_name != NULL; f++)
+		if (!f->f_optional && *slot(a, f) == NULL)
+			return bx_fail(err, "missing field \"%s\"", f->f_name);
 	return 0;
 }
 
@@ -162,8 +157,7 @@ args_parse(enum bx_tool tool, const char *text, size_t len,
 		goto out;
 	}
 	a->ta_tool = tool;
-	if (check_keys(obj, tool_fields[tool], err) == -1 ||
-	    take_fields(obj, tool_fields[tool], a, err) == -1 ||
+	if (take_fields(obj, tool_fields[tool], a, err) == -1 ||
 	    check_forms(a, err) == -1)
 		goto out;
 	*ret = a;

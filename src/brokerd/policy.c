@@ -298,9 +298,8 @@ policy_decide(const char *grants_dir, const struct policy_request *r,
 	return rc;
 }
 
-/* The request pending was decided for, with the state as it is now. */
-static int
-again(const struct decision *pending, enum bx_class taint,
+int
+policy_request_again(const struct decision *pending, enum bx_class taint,
     bool state_unreadable, int64_t now, struct policy_request *r,
     struct bx_error *err)
 {
@@ -317,26 +316,14 @@ again(const struct decision *pending, enum bx_class taint,
 }
 
 int
-policy_redecide_grants(const struct grants *set,
-    const struct decision *pending, enum bx_class taint,
-    bool state_unreadable, int64_t now, struct decision **ret,
-    struct bx_error *err)
-{
-	struct policy_request r;
-
-	if (again(pending, taint, state_unreadable, now, &r, err) == -1)
-		return -1;
-	return policy_decide_grants(set, &r, ret, err);
-}
-
-int
 policy_redecide(const char *grants_dir, const struct decision *pending,
     enum bx_class taint, bool state_unreadable, int64_t now,
     struct decision **ret, struct grants **ret_grants, struct bx_error *err)
 {
 	struct policy_request r;
 
-	if (again(pending, taint, state_unreadable, now, &r, err) == -1)
+	if (policy_request_again(pending, taint, state_unreadable, now, &r,
+	    err) == -1)
 		return -1;
 	return policy_decide(grants_dir, &r, ret, ret_grants, err);
 }

@@ -89,10 +89,15 @@ int	policy_redecide(const char *grants_dir, const struct decision *pending,
 	    enum bx_class taint, bool state_unreadable, int64_t now,
 	    struct decision **ret, struct grants **ret_grants,
 	    struct bx_error *err);
-int	policy_redecide_grants(const struct grants *,
-	    const struct decision *pending, enum bx_class taint,
-	    bool state_unreadable, int64_t now, struct decision **ret,
-	    struct bx_error *err);
+
+/*
+ * The request that policy_redecide decides: pending's call, with the taint,
+ * state and time given. *r borrows pending's strings. For deciding again
+ * against a set already loaded (policy_decide_grants), as tests do.
+ */
+int	policy_request_again(const struct decision *pending,
+	    enum bx_class taint, bool state_unreadable, int64_t now,
+	    struct policy_request *r, struct bx_error *err);
 
 void	decision_free(struct decision *);
 

@@ -254,9 +254,8 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 		return -1;
 	snprintf(rs->rs_runner_dir, sizeof(rs->rs_runner_dir),
 	    "%s/broker/runner", c->rsc_home);
-	if (bx_mkdir_private(rs->rs_runner_dir) == -1)
-		return bx_fail(err, "runner: %s: cannot create: %s",
-		    rs->rs_runner_dir, strerror(errno));
+	if (bx_mkdir_private(rs->rs_runner_dir, err) == -1)
+		return bx_error_prefix(err, "runner");
 	/* Its real path: bwrap opens what it binds with no link in the way. */
 	if (realpath(rs->rs_runner_dir, real) == NULL)
 		return bx_fail(err, "runner: %s: %s", rs->rs_runner_dir,

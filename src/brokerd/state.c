@@ -28,17 +28,6 @@ struct state_store {
 	struct state_hold	*ss_holds;
 };
 
-/* Creates dir with mode 0700 unless it exists as a directory. */
-static int
-make_dir(const char *dir, struct bx_error *err)
-{
-	if (bx_mkdir_private(dir) == 0)
-		return 0;
-	if (errno == ENOTDIR)
-		return bx_fail(err, "%s: exists and is not a directory", dir);
-	return bx_fail(err, "%s: cannot create: %s", dir, strerror(errno));
-}
-
 struct state_store *
 state_open(const char *home, struct bx_error *err)
 {
@@ -55,14 +44,15 @@ state_open(const char *home, struct bx_error *err)
 		    "broker/sessions/<id>.json.tmp: %s", strlen(home), home);
 		return NULL;
 	}
-	if (make_dir(home, err) == -1 || make_dir(broker, err) == -1)
+	if (bx_mkdir_private(home, err) == -1 ||
+	    bx_mkdir_private(broker, err) == -1)
 		return NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
 		bx_fail(err, "state: out of memory");
 		return NULL;
 	}
 	snprintf(s->ss_dir, sizeof(s->ss_dir), "%s/sessions", broker);
-	if (make_dir(s->ss_dir, err) == -1) {
+	if (bx_mkdir_private(s->ss_dir, err) == -1) {
 		free(s);
 		return NULL;
 	}

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "proto/types.h"
+#include "proto/writefile.h"
 #include "loopd/denial.h"
 #include "loopd/selftest.h"
 #include "loopd/tools.h"
@@ -70,19 +71,6 @@ selftest_schemas(struct bx_error *err)
 	return check_schemas(defs, n, err);
 }
 
-static int
-make_dir(const char *path, struct bx_error *err)
-{
-	struct stat st;
-
-	if (mkdir(path, 0700) == -1 && errno != EEXIST)
-		return bx_fail(err, "cannot create %s: %s", path,
-		    strerror(errno));
-	if (stat(path, &st) == -1 || !S_ISDIR(st.st_mode))
-		return bx_fail(err, "%s is not a directory", path);
-	return 0;
-}
-
 /* The paths loopd makes under home must fit; a session log is the longest. */
 #define SELFTEST_HOME_ROOM	(sizeof("/sessions/.jsonl") + BX_ID_MAX)
 
@@ -96,13 +84,13 @@ selftest_home(const char *home, struct bx_error *err)
 		return bx_fail(err, "the home (%zu bytes) is too long: loopd's "
 		    "paths under it must fit in %d bytes", strlen(home),
 		    PATH_MAX - 1);
-	if (make_dir(home, err) == -1)
+	if (bx_mkdir_private(home, err) == -1)
 		return bx_error_prefix(err, "the home is not writable");
 	snprintf(dir, sizeof(dir), "%s/memory", home);
-	if (make_dir(dir, err) == -1)
+	if (bx_mkdir_private(dir, err) == -1)
 		return bx_error_prefix(err, "the home is not writable");
 	snprintf(dir, sizeof(dir), "%s/sessions", home);
-	if (make_dir(dir, err) == -1)
+	if (bx_mkdir_private(dir, err) == -1)
 		return bx_error_prefix(err, "the home is not writable");
 	snprintf(probe, sizeof(probe), "%s/.selftest-%ld", dir, (long)getpid());
 	fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "proto/unixsock.h"
+#include "proto/writefile.h"
 
 static int
 address(const char *path, struct sockaddr_un *sun, struct bx_error *err)
@@ -76,25 +77,18 @@ static int
 make_parents(const char *path, struct bx_error *err)
 {
 	char dir[PATH_MAX], *p;
-	struct stat st;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	if ((p = strrchr(dir, '/')) == NULL || p == dir)
 		return 0;
 	*p = '\0';
-	for (p = dir + 1; (p = strchr(p, '/')) != NULL; p++) {
+	for (p = strchr(dir + 1, '/'); p != NULL; p = strchr(p + 1, '/')) {
 		*p = '\0';
-		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-			return bx_fail(err, "cannot create %s: %s", dir,
-			    strerror(errno));
+		if (bx_mkdir_private(dir, err) == -1)
+			return -1;
 		*p = '/';
 	}
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-		return bx_fail(err, "cannot create %s: %s", dir,
-		    strerror(errno));
-	if (stat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
-		return bx_fail(err, "%s is not a directory", dir);
-	return 0;
+	return bx_mkdir_private(dir, err);
 }
 
 /* Removes a socket file nobody listens on; refuses a live one or a file. */

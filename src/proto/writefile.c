@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "proto/writefile.h"
@@ -42,20 +43,32 @@ bx_fsync_dir(const char *dir)
 	return rc;
 }
 
+/* Fails with errno as it is, for bx_mkdir_private. */
+static int
+mkdir_failed(const char *dir, struct bx_error *err)
+{
+	int saved = errno;
+
+	if (saved == ENOTDIR)
+		bx_fail(err, "%s is not a directory", dir);
+	else
+		bx_fail(err, "cannot create %s: %s", dir, strerror(saved));
+	errno = saved;
+	return -1;
+}
+
 int
-bx_mkdir_private(const char *dir)
+bx_mkdir_private(const char *dir, struct bx_error *err)
 {
 	struct stat st;
 
 	if (mkdir(dir, 0700) == 0)
 		return 0;
-	if (errno != EEXIST)
-		return -1;
-	if (stat(dir, &st) == -1)
-		return -1;
+	if (errno != EEXIST || stat(dir, &st) == -1)
+		return mkdir_failed(dir, err);
 	if (!S_ISDIR(st.st_mode)) {
 		errno = ENOTDIR;
-		return -1;
+		return mkdir_failed(dir, err);
 	}
 	return 0;
 }

@@ -5,12 +5,15 @@
  * through its fault-injection seam.
  *
  * Nothing here allocates. Each returns 0, or -1 with errno set by the call
- * that failed, so that each caller words its own message.
+ * that failed, so that each caller words its own message; only
+ * bx_mkdir_private also words one, since every caller said the same.
  */
 #ifndef BX_WRITEFILE_H
 #define BX_WRITEFILE_H
 
 #include <stddef.h>
+
+#include "proto/error.h"
 
 /* Writes all len bytes of buf to fd, looping on EINTR and short writes. */
 int	bx_write_all(int fd, const void *buf, size_t len);
@@ -19,9 +22,10 @@ int	bx_write_all(int fd, const void *buf, size_t len);
 int	bx_fsync_dir(const char *dir);
 
 /*
- * Creates dir with mode 0700 unless it exists as a directory; something
- * else at dir is ENOTDIR.
+ * Creates dir with mode 0700 unless it exists as a directory: the one way
+ * the programs make their private directories. Something else at dir is
+ * ENOTDIR. err (NULL is allowed) names dir and what is wrong.
  */
-int	bx_mkdir_private(const char *dir);
+int	bx_mkdir_private(const char *dir, struct bx_error *err);
 
 #endif

@@ -654,9 +654,11 @@ test_against_oracle(void **state)
 			before = sv;
 			/* An ask is approved: decided again, as approve does. */
 			if (decision_outcome(d).kind == BX_OUTCOME_ASK) {
-				assert_int_equal(policy_redecide_grants(set, d,
-				    (enum bx_class)taint, false, now, &again,
+				assert_int_equal(policy_request_again(d,
+				    (enum bx_class)taint, false, now, &pr,
 				    &err), 0);
+				assert_int_equal(policy_decide_grants(set, &pr,
+				    &again, &err), 0);
 				compare(again, &e, seed, step, gs, n, args, &r,
 				    now);
 				decision_free(d);

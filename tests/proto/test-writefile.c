@@ -100,18 +100,19 @@ test_fsync_dir(void **state)
 static void
 test_mkdir_private(void **state)
 {
-	char dir[] = "/tmp/bx-writefile-XXXXXX", sub[64];
+	char dir[] = "/tmp/bx-writefile-XXXXXX", sub[64], want[128];
+	struct bx_error err;
 	struct stat st;
 	int fd;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(sub, sizeof(sub), "%s/d", dir);
-	assert_int_equal(bx_mkdir_private(sub), 0);
+	assert_int_equal(bx_mkdir_private(sub, NULL), 0);
 	assert_int_equal(stat(sub, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0700);
 	assert_int_equal(chmod(sub, 0755), 0);
-	assert_int_equal(bx_mkdir_private(sub), 0);
+	assert_int_equal(bx_mkdir_private(sub, &err), 0);
 	assert_int_equal(stat(sub, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0755);
 	assert_int_equal(rmdir(sub), 0);
@@ -119,13 +120,18 @@ test_mkdir_private(void **state)
 	    -1);
 	close(fd);
 	errno = 0;
-	assert_int_equal(bx_mkdir_private(sub), -1);
+	assert_int_equal(bx_mkdir_private(sub, &err), -1);
 	assert_int_equal(errno, ENOTDIR);
+	snprintf(want, sizeof(want), "%s is not a directory", sub);
+	assert_string_equal(err.msg, want);
 	assert_int_equal(unlink(sub), 0);
 	snprintf(sub, sizeof(sub), "%s/no/d", dir);
 	errno = 0;
-	assert_int_equal(bx_mkdir_private(sub), -1);
+	assert_int_equal(bx_mkdir_private(sub, &err), -1);
 	assert_int_equal(errno, ENOENT);
+	snprintf(want, sizeof(want), "cannot create %s: %s", sub,
+	    strerror(ENOENT));
+	assert_string_equal(err.msg, want);
 	assert_int_equal(rmdir(dir), 0);
 }
 
