@@ -27,7 +27,7 @@ check_path(const char *p)
 {
 	struct bx_error err;
 
-	check(p != NULL && args_path_check(p, strlen(p), &err) == 0);
+	check(p != NULL && bx_path_check(p, strlen(p), &err) == 0);
 	check(p[0] == '/' && strstr(p, "//") == NULL &&
 	    strstr(p, "/../") == NULL && strstr(p, "/./") == NULL);
 }

@@ -36,7 +36,7 @@ check_grant(const struct grant *g)
 	    g->g_result_class < BX_CLASS_MAX);
 	check(g->g_expires >= BX_TIME_MIN_MS && g->g_expires <= BX_TIME_MAX_MS);
 	for (i = 0; i < g->g_npaths; i++)
-		check(args_path_check(g->g_paths[i], strlen(g->g_paths[i]),
+		check(bx_path_check(g->g_paths[i], strlen(g->g_paths[i]),
 		    &err) == 0);
 	for (i = 0; i < g->g_nhosts; i++)
 		check(bx_host_pattern_check(g->g_hosts[i],

@@ -74,16 +74,5 @@ self_test() {
 	return 0
 }
 
-case "${1:-}" in
---self-test)
-	self_test
-	exit $?
-	;;
--*)
-	echo "usage: scripts/check-standalone.sh [ROOT] | --self-test" >&2
-	exit 2
-	;;
-esac
-root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
-check "$root"
-exit $?
+. "$(dirname "$0")/gate.sh"
+gate_main "$@"

@@ -112,10 +112,10 @@ static int
 check_forms(struct tool_args *a, struct bx_error *err)
 {
 	if (a->ta_path != NULL &&
-	    args_path_check(a->ta_path, strlen(a->ta_path), err) == -1)
+	    bx_path_check(a->ta_path, strlen(a->ta_path), err) == -1)
 		return bx_error_prefix(err, "field \"path\"");
 	if (a->ta_cwd != NULL &&
-	    args_path_check(a->ta_cwd, strlen(a->ta_cwd), err) == -1)
+	    bx_path_check(a->ta_cwd, strlen(a->ta_cwd), err) == -1)
 		return bx_error_prefix(err, "field \"cwd\"");
 	if (a->ta_url != NULL && args_url_check(a->ta_url,
 	    strlen(a->ta_url), &a->ta_host, err) == -1)
@@ -167,33 +167,6 @@ out:
 	args_free(a);
 	json_decref(obj);
 	return rc;
-}
-
-int
-args_path_check(const char *s, size_t len, struct bx_error *err)
-{
-	size_t i, start;
-
-	if (len == 0 || s[0] != '/')
-		return bx_fail(err, "not an absolute path (must start "
-		    "with /)");
-	if (len > ARGS_PATH_MAX)
-		return bx_fail(err, "longer than %d bytes", ARGS_PATH_MAX);
-	if (memchr(s, '\0', len) != NULL)
-		return bx_fail(err, "contains a NUL byte");
-	if (len == 1)
-		return 0;
-	for (start = 1; start <= len; start = i + 1) {
-		for (i = start; i < len && s[i] != '/'; i++)
-			;
-		if (i == start)
-			return bx_fail(err, i == len ? "ends with /" :
-			    "has an empty component (//)");
-		if ((i - start == 1 && s[start] == '.') ||
-		    (i - start == 2 && s[start] == '.' && s[start + 1] == '.'))
-			return bx_fail(err, "has a . or .. component");
-	}
-	return 0;
 }
 
 /* The rest of a URL after its authority: "" or "/" then printable ASCII. */

@@ -18,12 +18,11 @@
 #include <stddef.h>
 
 #include "proto/error.h"
+#include "proto/path.h"
 #include "proto/types.h"
 
 /* Arguments are at most one frame. */
 #define ARGS_TEXT_MAX		(1024 * 1024)
-/* A path, in a grant or an argument. */
-#define ARGS_PATH_MAX		4096
 /* A URL of http_fetch. */
 #define ARGS_URL_MAX		2048
 
@@ -46,11 +45,10 @@ int	args_parse(enum bx_tool tool, const char *text, size_t len,
 void	args_free(struct tool_args *);
 
 /*
- * Form checks. Each returns 0 when s (len bytes, which may hold a NUL) has
- * the form, or -1 with the reason in err (the value itself is not quoted:
- * callers name the field and value).
+ * The URL form check (paths are proto/path.h). It returns 0 when s (len
+ * bytes, which may hold a NUL) has the form, or -1 with the reason in err
+ * (the value itself is not quoted: callers name the field and value).
  */
-int	args_path_check(const char *s, size_t len, struct bx_error *err);
 /* On success *ret_host is the URL's host, allocated; the caller frees it. */
 int	args_url_check(const char *s, size_t len, char **ret_host,
 	    struct bx_error *err);

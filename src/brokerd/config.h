@@ -5,9 +5,11 @@
  *	[sockets]   broker, admin
  *	[approvals] ttl_ms
  *	[runner]    how allowed calls run (config_runner.h)
+ *	[egress]    http_fetch's proxy (config_runner.h)
  *
  * Every key is optional; an unknown table or key is an error naming it and
- * its line. Defaults: home from BOXMAKER_HOME, then /var/lib/boxmaker;
+ * its line (toml/keys.h). Paths are absolute and in the form proto/path.h
+ * checks; socket paths fit a sockaddr_un. Defaults: home from BOXMAKER_HOME, then /var/lib/boxmaker;
  * grants <home>/grants; broker <home>/run/loop-broker/broker.sock; admin
  * <home>/run/owner-broker/admin.sock; ttl_ms 900000 (15 minutes).
  *
@@ -29,10 +31,6 @@
 #define CONFIG_MAX_TTL_MS	(24LL * 60 * 60 * 1000)
 /* brokerd.toml is small; a larger file is refused before parsing. */
 #define CONFIG_FILE_MAX		(64 * 1024)
-/* Paths in the configuration. */
-#define CONFIG_PATH_MAX		4096
-/* A Unix socket path must fit sockaddr_un.sun_path with its NUL. */
-#define CONFIG_SOCKET_PATH_MAX	107
 
 struct config {
 	char	*c_home;

@@ -41,6 +41,7 @@
 
 #include "proto/error.h"
 #include "proto/netaddr.h"
+#include "toml/keys.h"
 #include "toml/toml.h"
 
 enum runner_kind {
@@ -84,13 +85,12 @@ struct config_runner {
 /* The defaults above, before any key is read. */
 void	config_runner_defaults(struct config_runner *);
 
-/* Decode the [runner] and [egress] tables t of doc into r. */
-int	config_runner_decode(const struct toml_doc *doc,
-	    const struct toml_table *t, struct config_runner *r,
-	    struct bx_error *err);
-int	config_egress_decode(const struct toml_doc *doc,
-	    const struct toml_table *t, struct config_runner *r,
-	    struct bx_error *err);
+/*
+ * The keys of [runner] and [egress], at offsets in struct config_runner,
+ * for toml_keys_decode (toml/keys.h).
+ */
+extern const struct toml_key config_runner_keys[];
+extern const struct toml_key config_egress_keys[];
 
 /* Frees the strings; the struct itself is its holder's. */
 void	config_runner_clear(struct config_runner *);

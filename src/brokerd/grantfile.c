@@ -261,7 +261,7 @@ decode_constraints(struct decoder *d, const struct toml_value *v)
 		e = toml_table_value_at(t, i);
 		if (strcmp(key, "paths") == 0) {
 			d->d_paths_line = line;
-			decode_list(d, "constraints.paths", e, args_path_check,
+			decode_list(d, "constraints.paths", e, bx_path_check,
 			    "absolute path", &d->d_grant.g_paths,
 			    &d->d_grant.g_npaths);
 		} else if (strcmp(key, "hosts") == 0) {

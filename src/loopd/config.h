@@ -1,6 +1,5 @@
 /*
- * config.h: loopd.toml into a typed configuration (baseline.md section 7,
- * design section 8).
+ * config.h: loopd.toml into a typed configuration (design section 8).
  *
  *	[paths]   home          default BOXMAKER_HOME, then /var/lib/boxmaker
  *	[sockets] loop          default <home>/run/owner-loop/loop.sock
@@ -12,7 +11,8 @@
  *	[turn]    max_steps     default 16
  *
  * An unknown table or key, a wrong type or a bad value is an error naming
- * the file, line and key.
+ * the file, line and key (toml/keys.h). Paths are absolute and in the form
+ * proto/path.h checks; socket paths fit a sockaddr_un.
  *
  * Ownership: loop_config_load() and loop_config_parse() allocate *ret; the
  * caller frees it with loop_config_free() (NULL allowed).
@@ -32,10 +32,8 @@
 #define LOOP_CONFIG_MAX_TIMEOUT_S	3600
 #define LOOP_CONFIG_MAX_STEPS		256
 #define LOOP_CONFIG_FILE_MAX		(64 * 1024)
-#define LOOP_CONFIG_PATH_MAX		4096
-#define LOOP_CONFIG_NAME_MAX		256
-/* A Unix socket path must fit sockaddr_un.sun_path with its NUL. */
-#define LOOP_CONFIG_SOCKET_PATH_MAX	107
+/* The model's URL and name. */
+#define LOOP_CONFIG_TEXT_MAX		2048
 
 struct loop_config {
 	char	*lc_home;

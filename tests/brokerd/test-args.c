@@ -210,54 +210,6 @@ test_too_deep(void **state)
 	assert_non_null(strstr(err.msg, "nested deeper than"));
 }
 
-static void
-test_paths(void **state)
-{
-	static const char *good[] = {
-		"/", "/home/kyle/notes", "/home/kyle/notes/a.md", "/a",
-		"/.ssh", "/a/..b", "/a/b.", "/a/...", "/a b/c",
-	};
-	static const struct {
-		const char	*path;
-		const char	*why;
-	} bad[] = {
-		{ "", "absolute" },
-		{ "notes/a.md", "absolute" },
-		{ "/home/kyle/notes/../.ssh/id", ". or .." },
-		{ "/home/kyle//notes/./a.md", "empty component" },
-		{ "/home/kyle/notes/./a.md", ". or .." },
-		{ "/a/.", ". or .." },
-		{ "/..", ". or .." },
-		{ "/a/", "ends with /" },
-		{ "//", "empty component" },
-	};
-	struct bx_error err;
-	char *p;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < LEN(good); i++)
-		if (args_path_check(good[i], strlen(good[i]), &err) != 0)
-			fail_msg("%s: %s", good[i], err.msg);
-	for (i = 0; i < LEN(bad); i++) {
-		if (args_path_check(bad[i].path, strlen(bad[i].path),
-		    &err) != -1)
-			fail_msg("accepted %s", bad[i].path);
-		if (strstr(err.msg, bad[i].why) == NULL)
-			fail_msg("%s: %s", bad[i].path, err.msg);
-	}
-	assert_int_equal(args_path_check("/a\0b", 4, &err), -1);
-	assert_non_null(strstr(err.msg, "NUL"));
-	p = malloc(ARGS_PATH_MAX + 2);
-	assert_non_null(p);
-	memset(p, 'a', ARGS_PATH_MAX + 1);
-	p[0] = '/';
-	assert_int_equal(args_path_check(p, ARGS_PATH_MAX, &err), 0);
-	assert_int_equal(args_path_check(p, ARGS_PATH_MAX + 1, &err), -1);
-	assert_non_null(strstr(err.msg, "longer than 4096"));
-	free(p);
-}
-
 /* The rows of the design's Paths table, as args_path_inside() sees them. */
 static void
 test_inside(void **state)
@@ -363,7 +315,6 @@ main(void)
 		cmocka_unit_test(test_no_tool),
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_too_deep),
-		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_inside),
 		cmocka_unit_test(test_urls),
 	};

@@ -92,14 +92,19 @@ test_refusals(void **state)
 	refused("[model]\nurl = \"http://m\"\n[broker]\n",
 	    "[broker] needs socket");
 	refused("[model]\nurl = \"http://m\"\n[broker]\nsocket = \"rel\"\n",
-	    "loopd.toml:4: broker.socket must be an absolute path");
+	    "loopd.toml:4: broker.socket: not an absolute path");
 	refused("[model]\nurl = \"http://m\"\ntimeout_s = \"5\"\n",
 	    "loopd.toml:3: model.timeout_s must be an integer");
 	refused("[model]\nurl = \"http://m\"\ntimeout_s = 0\n",
 	    "model.timeout_s must be 1 to");
 	refused("[model]\nurl = \"http://m\"\n[turn]\nmax_steps = 0\n",
 	    "turn.max_steps must be 1 to");
-	refused("[model]\nurl = \"\"\n", "model.url must be a non-empty");
+	refused("[model]\nurl = \"\"\n",
+	    "loopd.toml:2: model.url must be 1 to 2048 bytes without NUL");
+	refused("[model]\nurl = \"http://m\"\n[paths]\nhome = \"/a/../b\"\n",
+	    "loopd.toml:4: paths.home: has a . or .. component");
+	refused("[model]\nurl = \"http://m\"\n[broker]\nsocket = \"/run//b.sock\"\n",
+	    "loopd.toml:4: broker.socket: has an empty component");
 	refused("[model]\nurl = \"http://m\"\n[sockets]\nloop = \"/"
 	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"\n",
