@@ -54,6 +54,25 @@ upper_hex(char ch)
 }
 
 /*
+ * The length of the escape at p (a backslash) as the canonical encoder
+ * writes it: a short escape, or \u00XX in upper-case hex for a control
+ * character other than NUL; 0 for anything else.
+ */
+static size_t
+escape_len(const unsigned char *p, const unsigned char *end)
+{
+	if (end - p < 2)
+		return 0;
+	if (p[1] != '\0' && strchr("\"\\bfnrt", p[1]) != NULL)
+		return 2;
+	if (p[1] != 'u' || end - p < 6 || p[2] != '0' || p[3] != '0' ||
+	    (p[4] != '0' && p[4] != '1') || !upper_hex((char)p[5]) ||
+	    (p[4] == '0' && p[5] == '0'))
+		return 0;
+	return 6;
+}
+
+/*
  * A string as jansson writes it: printable ASCII and valid UTF-8 raw, and
  * only the escapes \" \\ \b \f \n \r \t and \u00XX (01 to 1F). On success
  * *ret and *ret_len are the raw bytes between the quotes and *ret_plain says
@@ -80,21 +99,10 @@ str(struct cursor *c, const char **ret, size_t *ret_len, bool *ret_plain)
 			break;
 		if (*p == '\\') {
 			plain = false;
-			if (end - p < 2)
-				return false;
-			if (strchr("\"\\bfnrt", p[1]) != NULL && p[1] != '\0') {
-				p += 2;
-				continue;
-			}
-			if (p[1] != 'u' || end - p < 6 || p[2] != '0' ||
-			    p[3] != '0' || (p[4] != '0' && p[4] != '1') ||
-			    !upper_hex((char)p[5]) ||
-			    (p[4] == '0' && p[5] == '0'))
-				return false;
-			p += 6;
-			continue;
-		}
-		if ((n = bx_utf8_len(p, (size_t)(end - p))) == 0)
+			n = escape_len(p, end);
+		} else
+			n = bx_utf8_len(p, (size_t)(end - p));
+		if (n == 0)
 			return false;
 		p += n;
 	}
