@@ -36,6 +36,7 @@ struct sb_fixture {
 	int		 calls;
 	struct rh_answer last;			/* of the last call */
 	const char	*extra;			/* brokerd.toml after [runner] */
+	int		 max_running;		/* [runner] max_running; 0: 1 */
 };
 
 /* cmocka setup and teardown; sb_setup_with adds extra to brokerd.toml. */
