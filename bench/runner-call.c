@@ -9,6 +9,9 @@
  * the ratio of each call to its bare sandbox. A runtime that is missing is
  * reported and skipped; nothing here is a test.
  *
+ * Then BENCH_SESSIONS sessions call read_file at once, and it prints their
+ * calls per second against one session's.
+ *
  * Run inside the egress test network (tests/egress/testnet.sh), it also
  * times an allowed http_fetch of https://good.test/ok through the call's
  * proxy, against the same fetch by curl outside any sandbox.
@@ -22,6 +25,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +37,9 @@
 
 #define BENCH_CALLS_MAX	1000
 #define BENCH_WAIT_MS	30000
+/* Sessions calling at once, each BENCH_PAR_CALLS read_files. */
+#define BENCH_SESSIONS	16
+#define BENCH_PAR_CALLS	10
 
 struct figures {
 	double	median_us;
@@ -154,6 +161,58 @@ call_once(const char *sock, const char *frame)
 	return ok ? t : -1;
 }
 
+struct par_session {
+	pthread_t	 ps_thread;
+	const char	*ps_sock;
+	const char	*ps_top;
+	unsigned	 ps_id;
+	int		 ps_failed;
+};
+
+static void *
+par_run(void *arg)
+{
+	struct par_session *ps = arg;
+	char frame[8192];
+	unsigned i;
+
+	for (i = 0; i < BENCH_PAR_CALLS; i++) {
+		snprintf(frame, sizeof(frame), "{\"kind\":\"tool_request\","
+		    "\"session\":\"par%u\",\"call\":\"p%u\",\"tool\":"
+		    "\"read_file\",\"arguments\":\"{\\\"path\\\":\\\"%s/data/"
+		    "a.txt\\\"}\"}\n", ps->ps_id, i, ps->ps_top);
+		ps->ps_failed += call_once(ps->ps_sock, frame) == -1;
+	}
+	return NULL;
+}
+
+/* BENCH_SESSIONS sessions' read_files at once: calls per second, or -1. */
+static double
+sessions_at_once(const char *sock, const char *top)
+{
+	struct par_session ps[BENCH_SESSIONS];
+	int64_t t0 = bench_now_ns();
+	int failed = 0;
+	unsigned i;
+
+	for (i = 0; i < BENCH_SESSIONS; i++) {
+		ps[i].ps_sock = sock;
+		ps[i].ps_top = top;
+		ps[i].ps_id = i;
+		ps[i].ps_failed = 0;
+		if (pthread_create(&ps[i].ps_thread, NULL, par_run, &ps[i]))
+			return -1;
+	}
+	for (i = 0; i < BENCH_SESSIONS; i++) {
+		pthread_join(ps[i].ps_thread, NULL);
+		failed += ps[i].ps_failed;
+	}
+	if (failed > 0)
+		return -1;
+	return BENCH_SESSIONS * BENCH_PAR_CALLS * 1e9 /
+	    (double)(bench_now_ns() - t0);
+}
+
 static int64_t
 run_once(char *const argv[])
 {
@@ -265,6 +324,7 @@ runtime_run(const char *kind, size_t n)
 	char top[] = "/var/lib/bench-runner-XXXXXX", sock[4096], skel[4096];
 	char frame[8192], *argv[40];
 	struct figures fr, fs, fb;
+	double par_rate;
 	size_t i;
 	pid_t pid;
 
@@ -312,6 +372,7 @@ runtime_run(const char *kind, size_t n)
 		fetch_ns[i] = call_once(sock, frame);
 		curl_ns[i] = run_once(curl_argv(top));
 	}
+	par_rate = sessions_at_once(sock, top);
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	if (figures(read_ns, n, &fr) == -1 || figures(shell_ns, n, &fs) == -1 ||
@@ -327,6 +388,14 @@ runtime_run(const char *kind, size_t n)
 		printf("%-7s shell true  median %8.0f us  p99 %8.0f us  "
 		    "ratio %.2f\n", kind, fs.median_us, fs.p99_us,
 		    fs.median_us / fb.median_us);
+		if (par_rate < 0)
+			printf("%-7s %d sessions at once: a call failed\n",
+			    kind, BENCH_SESSIONS);
+		else
+			printf("%-7s %d sessions at once: %.1f read_files/s, "
+			    "%.2f x one session's %.1f/s\n", kind,
+			    BENCH_SESSIONS, par_rate,
+			    par_rate * fr.median_us / 1e6, 1e6 / fr.median_us);
 		if (testnet != NULL)
 			print_fetch(kind, fetch_ns, curl_ns, n);
 		bench_rmtree(top);
