@@ -62,15 +62,6 @@ struct totals {
 	size_t	recoveries;
 };
 
-static uint64_t
-next_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static unsigned
 env_number(const char *name, unsigned dflt)
 {
@@ -84,7 +75,7 @@ static void
 answer_pending(struct client *c, struct rh_seen *s, struct rh_call *call)
 {
 	struct bx_msg *ans;
-	unsigned pick = (unsigned)(next_rand(&c->c_rng) % 10);
+	unsigned pick = (unsigned)(rh_rand(&c->c_rng) % 10);
 
 	if (pick < 5) {
 		if (rh_admin(c->c_home->admin, bx_msg_approve(s->s_approval),
@@ -107,8 +98,9 @@ answer_pending(struct client *c, struct rh_seen *s, struct rh_call *call)
 
 /* One call, recorded in *s as far as it got; false if it never started. */
 static bool
-one_call(struct client *c, struct rh_seen *s, unsigned n)
+one_call(void *arg, struct rh_seen *s, unsigned n)
 {
+	struct client *c = arg;
 	static const char *const args[] = {
 		RH_ARGS_ALLOW, RH_ARGS_ASK, RH_ARGS_DENY, RH_ARGS_NONE,
 	};
@@ -121,7 +113,7 @@ one_call(struct client *c, struct rh_seen *s, unsigned n)
 	snprintf(s->s_call, sizeof(s->s_call), "k%u-t%u-n%u", c->c_cycle,
 	    c->c_id, n);
 	if (rh_call_start(&call, c->c_home->broker, s->s_session, s->s_call,
-	    args[next_rand(&c->c_rng) % 4]) == -1) {
+	    args[rh_rand(&c->c_rng) % 4]) == -1) {
 		rh_call_close(&call);
 		return false;
 	}
@@ -146,14 +138,9 @@ static void *
 client_run(void *arg)
 {
 	struct client *c = arg;
-	unsigned n = 0;
 
-	while (!atomic_load(c->c_stop) && c->c_nseen < CRASH_SEEN_MAX) {
-		if (one_call(c, &c->c_seen[c->c_nseen], n++))
-			c->c_nseen++;
-		else
-			rh_sleep_ms(1);	/* brokerd is gone; the kill is in */
-	}
+	c->c_nseen = rh_client_loop(c->c_stop, c->c_seen, CRASH_SEEN_MAX,
+	    one_call, c);
 	return NULL;
 }
 
@@ -223,12 +210,12 @@ cycle(struct rh_home *h, struct client *cl, unsigned nclients, unsigned k,
 		cl[i].c_stop = &stop;
 		cl[i].c_cycle = k;
 		cl[i].c_id = i;
-		cl[i].c_rng = next_rand(rng) | 1;
+		cl[i].c_rng = rh_rand(rng) | 1;
 		cl[i].c_nseen = 0;
 		assert_int_equal(pthread_create(&cl[i].c_thread, NULL,
 		    client_run, &cl[i]), 0);
 	}
-	rh_sleep_ms((int)(next_rand(rng) % CRASH_KILL_MAX_MS));
+	rh_sleep_ms((int)(rh_rand(rng) % CRASH_KILL_MAX_MS));
 	status = rh_kill(h, SIGKILL);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	atomic_store(&stop, true);

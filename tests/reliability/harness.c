@@ -21,6 +21,9 @@
 #include "harness.h"
 #include "proto/sha256.h"
 
+/* What rh_run_check keeps of bxctl audit verify's report. */
+#define RH_VERIFY_OUT_MAX	65536
+
 #define RH_GRANT_FMT \
 	"tool = \"read_file\"\nmode = \"%s\"\nmax_taint = \"secret\"\n" \
 	"result_class = \"private\"\nexpires = \"2099-01-01T00:00:00.000Z\"\n" \
@@ -962,6 +965,62 @@ rh_verify(const char *home, char *out, size_t size)
 	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 		continue;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int
+rh_run_check(const char *home, const struct rh_seen *const *lists,
+    const size_t *counts, size_t n, char *why, size_t size)
+{
+	struct rh_log log;
+	char *out;
+	size_t i;
+	int rc;
+
+	if ((out = malloc(RH_VERIFY_OUT_MAX)) == NULL) {
+		snprintf(why, size, "out of memory");
+		return -1;
+	}
+	rc = rh_verify(home, out, RH_VERIFY_OUT_MAX);
+	if (rc != 0 || strncmp(out, "audit: ok", 9) != 0) {
+		snprintf(why, size, "bxctl audit verify exited %d: %s", rc, out);
+		free(out);
+		return -1;
+	}
+	free(out);
+	if (rh_log_read(home, &log) == -1) {
+		snprintf(why, size, "%s: the audit log cannot be read", home);
+		return -1;
+	}
+	rc = rh_log_check(&log, why, size);
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = rh_answers_check(&log, lists[i], counts[i], why, size);
+	rh_log_free(&log);
+	return rc;
+}
+
+size_t
+rh_client_loop(atomic_bool *stop, struct rh_seen *seen, size_t max,
+    bool (*one_call)(void *, struct rh_seen *, unsigned), void *arg)
+{
+	size_t kept = 0;
+	unsigned n = 0;
+
+	while (!atomic_load(stop) && kept < max) {
+		if (one_call(arg, &seen[kept], n++))
+			kept++;
+		else
+			rh_sleep_ms(1);
+	}
+	return kept;
+}
+
+uint64_t
+rh_rand(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
 }
 
 long

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -211,6 +212,27 @@ int	rh_answers_check(const struct rh_log *, const struct rh_seen *,
  * out (cut to size).
  */
 int	rh_verify(const char *home, char *out, size_t size);
+
+/*
+ * The checks after a run, in one: bxctl audit verify says ok, the log keeps
+ * its own promises (rh_log_check), and every answer in each of the n lists
+ * has its records (rh_answers_check). Returns 0, or -1 with why filled.
+ */
+int	rh_run_check(const char *home, const struct rh_seen *const *lists,
+	    const size_t *counts, size_t n, char *why, size_t size);
+
+/*
+ * A client thread's loop: one_call(arg, &seen[i], n) for n = 0, 1, ...
+ * until *stop or max calls; a call that never reached brokerd (false) is
+ * not kept, and the loop waits a millisecond (brokerd is being killed).
+ * Returns how many calls were kept in seen.
+ */
+size_t	rh_client_loop(atomic_bool *stop, struct rh_seen *seen, size_t max,
+	    bool (*one_call)(void *arg, struct rh_seen *, unsigned n),
+	    void *arg);
+
+/* xorshift64: the tests' reproducible random numbers; *state is not 0. */
+uint64_t rh_rand(uint64_t *state);
 
 /* VmHWM (peak resident set) and VmRSS of a process, in KiB; -1 if unknown. */
 long	rh_vm_kib(pid_t, const char *field);

@@ -52,6 +52,15 @@ sb_grant(struct sb_fixture *f, const char *id, const char *tool,
 }
 
 void
+sb_grant_data(struct sb_fixture *f, const char *id, const char *tool)
+{
+	char list[PATH_MAX + 2];
+
+	snprintf(list, sizeof(list), "\"%s\"", f->data);
+	sb_grant(f, id, tool, "paths", list);
+}
+
+void
 sb_config(struct sb_fixture *f)
 {
 	char runner[4096];

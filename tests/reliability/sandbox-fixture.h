@@ -52,6 +52,8 @@ void	sb_put(const char *dir, const char *name, const char *text);
 /* A grant file: tool, auto, result_class private, constraints key = [list]. */
 void	sb_grant(struct sb_fixture *, const char *id, const char *tool,
 	    const char *key, const char *list);
+/* sb_grant of tool, its paths the data tree alone. */
+void	sb_grant_data(struct sb_fixture *, const char *id, const char *tool);
 
 /* One call; its final answer, content (malloc'd) in *content. */
 struct rh_answer sb_call(struct sb_fixture *, const char *tool,
