@@ -204,6 +204,8 @@ check_range(const struct bx_cidr *c, struct bx_error *err)
 {
 	static const unsigned char loop4[4] = { 127 };
 	static const unsigned char loop6[16] = { [15] = 1 };
+	/* A connect to 0.0.0.0 or :: reaches this host's loopback. */
+	static const unsigned char zero[16] = { 0 };
 	size_t len = c->c_family == AF_INET ? 4 : 16;
 	size_t i;
 
@@ -215,12 +217,18 @@ check_range(const struct bx_cidr *c, struct bx_error *err)
 			return bx_fail(err, "is wider than /8");
 		if (prefix_equal(c->c_addr, loop4, 8))
 			return bx_fail(err, "covers loopback (127.0.0.0/8)");
+		if (prefix_equal(c->c_addr, zero, 8))
+			return bx_fail(err, "covers this host (0.0.0.0/8), "
+			    "which a connect reaches as loopback");
 		return 0;
 	}
 	if (c->c_prefix < 16)
 		return bx_fail(err, "is wider than /16");
 	if (prefix_equal(loop6, c->c_addr, c->c_prefix))
 		return bx_fail(err, "covers loopback (::1)");
+	if (prefix_equal(zero, c->c_addr, c->c_prefix))
+		return bx_fail(err, "covers the unspecified address (::), "
+		    "which a connect reaches as loopback");
 	/* Two ranges overlap when they agree on the shorter prefix. */
 	for (i = 0; i < LEN(carriers); i++)
 		if (prefix_equal(c->c_addr, carriers[i].r_addr,
