@@ -163,6 +163,7 @@ void	options_parse(int argc, char *argv[], struct egress_config *cfg);
 /* setup.c: each exits with EXIT_SETUP when it cannot do its part. */
 void	setup_descriptors(const struct egress_config *cfg);
 void	setup_signals(sigset_t *ret_poll_mask);
+void	setup_resolver(void);
 void	setup_drop_privileges(void);
 void	setup_parent_death(pid_t parent);
 void	fatal(const char *fmt, ...)

@@ -18,6 +18,7 @@ main(int argc, char *argv[])
 	options_parse(argc, argv, &e.e_cfg);
 	setup_descriptors(&e.e_cfg);
 	setup_signals(&poll_mask);
+	setup_resolver();
 	setup_drop_privileges();
 	setup_parent_death(parent);
 	e.e_listen = e.e_cfg.ec_listen_fd;

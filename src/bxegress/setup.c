@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <netinet/in.h>
+#include <resolv.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -150,6 +152,24 @@ setup_drop_privileges(void)
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		fatal("no_new_privs: %s", strerror(errno));
+}
+
+/*
+ * The resolver takes a name as the grant matched it, and only so: no
+ * search or default domain is appended when the name does not resolve
+ * (glibc would otherwise try "<name>.<search domain>", a name on the
+ * host's own network that no grant named). The environment goes first,
+ * since LOCALDOMAIN, RES_OPTIONS and HOSTALIASES would change resolution
+ * too; bxegress needs none of brokerd's.
+ */
+void
+setup_resolver(void)
+{
+	if (clearenv() != 0)
+		fatal("cannot clear the environment");
+	if (res_init() != 0)
+		fatal("the resolver's configuration cannot be read");
+	_res.options &= ~(unsigned long)(RES_DNSRCH | RES_DEFNAMES);
 }
 
 /*
