@@ -42,8 +42,15 @@ add_op(struct argv *a, const struct sandbox_view *v,
 		    op->o_writable ? "rw" : "ro");
 		break;
 	case SB_TMPFS:
+		/*
+		 * notmpcopyup: runc would otherwise copy what the path holds
+		 * underneath into the tmpfs: under a grant of / that is the
+		 * host's own /var/tmp, whose files then leak into the call
+		 * and, if one vanishes mid-copy, fail its start.
+		 */
 		argv_add(a, "--tmpfs");
-		argv_add(a, "%s:rw,nosuid,nodev,size=%" PRId64 "k,mode=%s",
+		argv_add(a, "%s:rw,nosuid,nodev,notmpcopyup,size=%" PRId64
+		    "k,mode=%s",
 		    op->o_dst, v->v_tmp_bytes / 1024,
 		    strcmp(op->o_dst, "/run") == 0 ? "755" : "1777");
 		break;

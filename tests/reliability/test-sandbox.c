@@ -214,7 +214,7 @@ static void
 test_grant_of_root_hides_boxmaker(void **state)
 {
 	struct sb_fixture *f = *state;
-	char *out;
+	char host_tmp[] = "/var/tmp/bx-copyup-XXXXXX", *out;
 
 	sb_grant(f, "shell", "shell", "paths", "\"/\"");
 	out = sb_shell(f, "/", "ls -A %s %s/grants 2>&1; cat %s %s 2>&1 | "
@@ -233,6 +233,13 @@ test_grant_of_root_hides_boxmaker(void **state)
 	out = sb_shell(f, "/", "ls %s", f->data);
 	assert_non_null(strstr(out, "docs"));
 	free(out);
+	/* But /var/tmp is the call's own, empty: nothing copied up into it. */
+	assert_true(mkdtemp(host_tmp) != NULL);
+	out = sb_shell(f, "/", "ls -A /var/tmp; echo end");
+	if (strcmp(out, "end\n") != 0)
+		fail_msg("the host's /var/tmp showed in the call's: %s", out);
+	free(out);
+	assert_int_equal(rmdir(host_tmp), 0);
 	sb_expect_nothing_left(f);
 }
 
