@@ -38,6 +38,7 @@ static const struct key keys[] = {
 	STR("sockets", "loop", KEY_SOCKET, lc_loop_socket),
 	STR("model", "url", KEY_TEXT, lc_model_url),
 	STR("model", "model", KEY_TEXT, lc_model),
+	STR("model", "api_key_file", KEY_PATH, lc_api_key_file),
 	INT("model", "timeout_s", lc_timeout_s, 1, LOOP_CONFIG_MAX_TIMEOUT_S),
 	STR("broker", "socket", KEY_SOCKET, lc_broker_socket),
 	INT("turn", "max_steps", lc_max_steps, 1, LOOP_CONFIG_MAX_STEPS),
@@ -57,6 +58,7 @@ loop_config_free(struct loop_config *c)
 	free(c->lc_loop_socket);
 	free(c->lc_model_url);
 	free(c->lc_model);
+	free(c->lc_api_key_file);
 	free(c->lc_broker_socket);
 	free(c);
 }

@@ -35,7 +35,7 @@ setup(struct fixture *f, const char *script, int timeout_s)
 	fake_llama_url(f->fl, url, sizeof(url));
 	/* A trailing slash is allowed and ignored. */
 	strcat(url, "/");
-	if (model_client_new(url, "test-model", timeout_s, NULL, &f->mc,
+	if (model_client_new(url, "test-model", NULL, timeout_s, NULL, &f->mc,
 	    &err) == -1)
 		fail_msg("%s", err.msg);
 	f->messages = json_pack("[{s:s, s:s}]", "role", "user", "content",
@@ -276,16 +276,16 @@ test_unreachable_and_bad_config(void **state)
 	fake_llama_stop(f.fl);
 	f.fl = NULL;
 	model_client_free(f.mc);
-	assert_int_equal(model_client_new(url, "m", 5, NULL, &f.mc, &err), 0);
+	assert_int_equal(model_client_new(url, "m", NULL, 5, NULL, &f.mc, &err), 0);
 	assert_int_equal(model_complete(f.mc, f.messages, f.tools, &r, &err),
 	    -1);
 	assert_non_null(strstr(err.msg, "could not be reached"));
 	teardown(&f);
 
-	assert_int_equal(model_client_new("ftp://x", "m", 5, NULL, &mc, &err),
+	assert_int_equal(model_client_new("ftp://x", "m", NULL, 5, NULL, &mc, &err),
 	    -1);
 	assert_non_null(strstr(err.msg, "http://"));
-	assert_int_equal(model_client_new("http://x", "m", 0, NULL, &mc, &err),
+	assert_int_equal(model_client_new("http://x", "m", NULL, 0, NULL, &mc, &err),
 	    -1);
 	assert_null(mc);
 }

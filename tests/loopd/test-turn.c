@@ -59,7 +59,7 @@ rig_up(struct rig *r, const char *script, const struct fbd_step *steps,
 	if (fake_llama_start(&opts, &r->fl, &err) == -1)
 		fail_msg("%s", err.msg);
 	fake_llama_url(r->fl, url, sizeof(url));
-	assert_int_equal(model_client_new(url, "m", 30, NULL, &r->mc, &err), 0);
+	assert_int_equal(model_client_new(url, "m", NULL, 30, NULL, &r->mc, &err), 0);
 	r->env.te_home = r->home;
 	r->env.te_model = r->mc;
 	r->env.te_max_steps = 16;
