@@ -27,7 +27,11 @@
  * later request). When the
  * script is exhausted, requests get status 500 "script exhausted". Every
  * generated reply carries the extra fields a real llama-server sends
- * (usage, timings, system_fingerprint, ...).
+ * (usage, timings, system_fingerprint, ...), content "" beside tool calls
+ * and call ids of 32 letters and digits, as llama-server's own. A reply
+ * with "finish_reason": "length" is one cut at the length limit: a call
+ * with "arguments": "{" is llama-server's partial call, a "text" its cut
+ * text. Before the script, every request passes the gate of opts.gate.
  *
  * Ownership: fake_llama_start() allocates; fake_llama_stop() stops the
  * thread and frees everything (NULL allowed). fake_llama_request() returns
@@ -39,6 +43,7 @@
 #include <stddef.h>
 
 #include "proto/error.h"
+#include "fake_gate.h"
 
 /* Larger request heads or bodies are answered 413 and not recorded. */
 #define FAKE_LLAMA_MAX_HEAD	(64 * 1024)
@@ -54,6 +59,8 @@ struct fake_llama_opts {
 	const char	*script;	/* the script's JSON text */
 	const char	*record_dir;	/* NULL, or write request-NNN.json here */
 	int		 port;		/* 0: any free port */
+	struct fake_gate gate;		/* what is refused first (fake_gate.h);
+					   its strings must outlive the server */
 };
 
 int	fake_llama_start(const struct fake_llama_opts *,

@@ -111,7 +111,7 @@ test_tool_calls_as_llama_sends_them(void **state)
 	    "\"{\\\"name\\\":\\\"read_file\\\"}\"}]}]", 30);
 	assert_int_equal(model_complete(f.mc, f.messages, f.tools, &r, &err),
 	    0);
-	assert_null(r->mr_content);
+	assert_string_equal(r->mr_content, "");
 	assert_string_equal(r->mr_finish, "tool_calls");
 	assert_int_equal(r->mr_ncalls, 2);
 	assert_string_equal(r->mr_calls[0].mc_name, "clock");
@@ -207,8 +207,9 @@ test_http_errors(void **state)
 	    "{\"response\":{\"choices\":[],\"object\":\"chat.completion\"}},"
 	    "{\"hangup\":true},"
 	    "{\"body\":\"\"}]", 30);
-	assert_non_null(strstr(fails(&f, &err), "HTTP 500: context full"));
-	assert_non_null(strstr(fails(&f, &err), "HTTP 503: Loading model"));
+	assert_non_null(strstr(fails(&f, &err), "HTTP 500: \"context full\""));
+	assert_non_null(strstr(fails(&f, &err),
+	    "HTTP 503: \"Loading model\""));
 	assert_non_null(strstr(fails(&f, &err), "not JSON"));
 	assert_non_null(strstr(fails(&f, &err), "no choices"));
 	assert_non_null(strstr(fails(&f, &err), "could not be reached"));

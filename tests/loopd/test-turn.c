@@ -230,7 +230,12 @@ test_approval_refused(void **state)
 	json_decref(keep);
 	/* The broker got the session and the call id the model used. */
 	assert_string_equal(fbd_request(r.fbd, 0)->session, "chat-2");
-	assert_string_equal(fbd_request(r.fbd, 0)->call, "fakecall001x0");
+	keep = request_messages(&r, 1);
+	assert_string_equal(fbd_request(r.fbd, 0)->call,
+	    json_string_value(json_object_get(json_array_get(keep,
+	    json_array_size(keep) - 1), "tool_call_id")));
+	assert_int_equal(strlen(fbd_request(r.fbd, 0)->call), 32);
+	json_decref(keep);
 	rig_down(&r);
 }
 
@@ -350,7 +355,8 @@ test_bad_tool_calls_go_on(void **state)
 		"there is no tool \"rm_rf\"",
 		"read_file is not called directly: use call_tool",
 		"there is no tool \"echo\" to call",
-		"call_tool: its arguments are not a JSON object",
+		"invalid call, not run: the arguments of call_tool must be "
+		    "one JSON object (such as {}), and these are not: not json",
 		"call_tool: missing field \"name\"",
 		"does not hold a JSON object",
 		"no tool broker is configured",
@@ -524,9 +530,9 @@ test_model_errors_end_the_turn(void **state)
 			fail_msg("\"%s\" lacks \"%s\"", e->text, says[i]);
 		tu_events_free(&ev);
 	}
-	/* Each of the owner's messages was kept all the same. */
+	/* A failed step keeps nothing: each request is system and text. */
 	msgs = request_messages(&r, 3);
-	assert_int_equal(json_array_size(msgs), 5);
+	assert_int_equal(json_array_size(msgs), 2);
 	json_decref(msgs);
 	rig_down(&r);
 }
