@@ -153,6 +153,29 @@ test_load_not_a_config_file(void **state)
 	tu_rmtree(dir);
 }
 
+/* examples/loopd.toml names the paths loopd and brokerd use by default. */
+static void
+test_example_matches_defaults(void **state)
+{
+	const char *root = getenv("BX_SOURCE_ROOT");
+	struct loop_config *c;
+	char *text;
+
+	(void)state;
+	assert_non_null(root);
+	text = tu_read(root, "examples/loopd.toml");
+	assert_non_null(text);
+	c = parse(text, NULL);
+	free(text);
+	assert_string_equal(c->lc_home, LOOP_CONFIG_DEFAULT_HOME);
+	assert_string_equal(c->lc_broker_socket, LOOP_CONFIG_DEFAULT_HOME
+	    "/run/loop-broker/broker.sock");
+	assert_string_equal(c->lc_loop_socket, LOOP_CONFIG_DEFAULT_HOME
+	    "/run/owner-loop/loop.sock");
+	assert_null(c->lc_api_key_file);
+	loop_config_free(c);
+}
+
 int
 main(void)
 {
@@ -162,6 +185,7 @@ main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_load_missing_file),
 		cmocka_unit_test(test_load_not_a_config_file),
+		cmocka_unit_test(test_example_matches_defaults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
