@@ -51,9 +51,12 @@ run() {
 	return $rc
 }
 
+# The model's arguments come as llama-server sends them, raw whitespace and
+# all; the owner sees them compact.
 file=$tmp/good/files/shopping.txt
 if ! run good '[
-{"tool_calls": [{"name": "call_tool", "arguments": {"name": "read_file", "arguments": {"path": "'"$file"'"}}}]},
+{"content": "", "tool_calls": [{"name": "clock", "arguments": "{\n}", "id": "0wP89PygB3OQv0M3nEdOdAg1tDkrWr8O"}]},
+{"content": "", "tool_calls": [{"name": "call_tool", "arguments": "{ \"name\": \"read_file\", \"arguments\": {\n \"path\": \"'"$file"'\" } }"}]},
 {"text": "I could not read it: the tool failed with \"the runner arrives in M3b\"."}
 ]'; then
 	echo "FAIL: check-live failed against a model that does it right:" >&2
@@ -68,6 +71,13 @@ for want in 'PASS  the runner' 'PASS  bxctl audit verify' \
 		exit 1
 	fi
 done
+if ! grep -qxF 'call 0wP89PygB3OQv0M3nEdOdAg1tDkrWr8O: clock {}' \
+    "$tmp/good/logs/chat.out" ||
+    ! grep -qF "read_file {\"path\":\"$file\"}" "$tmp/good/logs/chat.out"; then
+	echo "FAIL: the chat does not show the arguments compact:" >&2
+	cat "$tmp/good/logs/chat.out" >&2
+	exit 1
+fi
 echo "ok: check-live passes against a model that reads the file"
 
 file=$tmp/known-shopping.txt
