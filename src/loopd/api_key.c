@@ -38,7 +38,7 @@ check_key(const char *path, char *buf, size_t len, struct bx_error *err)
 		return bx_fail(err, "[model] api_key_file %s is empty; "
 		    API_KEY_RUNBOOK, path);
 	for (i = 0; i < len; i++)
-		if ((unsigned char)buf[i] < 0x21 || (unsigned char)buf[i] > 0x7e)
+		if (buf[i] < '!' || buf[i] > '~')
 			return bx_fail(err, "[model] api_key_file %s must hold "
 			    "the key alone, on one line of printable ASCII "
 			    "without spaces (byte %zu is not); "

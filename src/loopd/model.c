@@ -26,7 +26,7 @@
 struct model_client {
 	char				*mc_url;	/* the full endpoint */
 	char				*mc_model;
-	char				*mc_auth;	/* the header, or NULL */
+	char				*mc_auth;	/* its header, or NULL */
 	long				 mc_timeout_s;
 	const atomic_int		*mc_cancel;
 };
@@ -39,8 +39,8 @@ struct body {
 
 int
 model_client_new(const char *base_url, const char *model,
-    const char *api_key, int timeout_s, const atomic_int *cancel, struct model_client **ret,
-    struct bx_error *err)
+    const char *api_key, int timeout_s, const atomic_int *cancel,
+    struct model_client **ret, struct bx_error *err)
 {
 	struct model_client *mc;
 	size_t len = strlen(base_url);

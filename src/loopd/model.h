@@ -69,8 +69,9 @@ struct model_reply {
 
 /*
  * base_url is llama-server's base ("http://127.0.0.1:8080"); model is the
- * name sent in every request; api_key (NULL: none) is copied; timeout_s bounds each whole request. When
- * cancel is not NULL and becomes non-zero, a request in flight ends (it is
+ * name sent in every request; api_key (NULL: none) is copied; timeout_s
+ * bounds each whole request. When cancel is not NULL and becomes non-zero,
+ * a request in flight ends (it is
  * read from libcurl's progress callback on the turn's thread, hence an
  * atomic rather than a volatile flag).
  */

@@ -52,7 +52,8 @@ normalize_arguments(const json_t *args, struct model_call *mc)
 	else if (json_is_object(args))
 		obj = json_incref((json_t *)args);
 	else if (json_is_string(args) && bx_json_parse(json_string_value(args),
-	    json_string_length(args), &obj, NULL) == 0 && !json_is_object(obj)) {
+	    json_string_length(args), &obj, NULL) == 0 &&
+	    !json_is_object(obj)) {
 		json_decref(obj);
 		obj = NULL;
 	}

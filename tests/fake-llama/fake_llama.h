@@ -59,8 +59,8 @@ struct fake_llama_opts {
 	const char	*script;	/* the script's JSON text */
 	const char	*record_dir;	/* NULL, or write request-NNN.json here */
 	int		 port;		/* 0: any free port */
-	struct fake_gate gate;		/* what is refused first (fake_gate.h);
-					   its strings must outlive the server */
+	struct fake_gate gate;		/* refused first (fake_gate.h); its
+					   strings outlive the server */
 };
 
 int	fake_llama_start(const struct fake_llama_opts *,

@@ -62,7 +62,8 @@ test_history(void **state)
 	    "Failed to parse tool call arguments as JSON");
 	expect(&g, NULL, "{\"messages\":[{\"role\":\"assistant\",\"content\":"
 	    "\"\",\"tool_calls\":[{\"id\":\"a\",\"function\":{\"name\":"
-	    "\"clock\"}}]}]}", 500, "server_error", "key 'arguments' not found");
+	    "\"clock\"}}]}]}", 500, "server_error",
+	    "key 'arguments' not found");
 	expect(&g, NULL, "{\"messages\":[{\"role\":\"assistant\",\"content\":"
 	    "\"\",\"tool_calls\":[{\"id\":\"a\",\"function\":{\"name\":"
 	    "\"clock\",\"arguments\":\"{\\n}\"}}]}]}", 0, NULL, NULL);

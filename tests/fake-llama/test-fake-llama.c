@@ -118,7 +118,8 @@ test_tool_call_shape(void **state)
 	json_decref(body);
 	free(out.data);
 
-	assert_int_equal(post(fl, "{\"second\":true,\"messages\":[]}", &out), 200);
+	assert_int_equal(post(fl, "{\"second\":true,\"messages\":[]}", &out),
+	    200);
 	assert_non_null(strstr(out.data, "\"content\":\"done\""));
 	assert_non_null(strstr(out.data, "\"finish_reason\":\"stop\""));
 	free(out.data);

@@ -62,7 +62,8 @@ test_readable_by_others_refused(void **state)
 		assert_null(key);
 		assert_non_null(strstr(err.msg, "only its owner may read it"));
 		assert_non_null(strstr(err.msg, "chmod 600"));
-		assert_non_null(strstr(err.msg, "docs/runbook.md#model-refused"));
+		assert_non_null(strstr(err.msg,
+		    "docs/runbook.md#model-refused"));
 		assert_null(strstr(err.msg, "s3cret"));
 	}
 	tu_rmtree(dir);

@@ -369,17 +369,18 @@ test_unreachable_and_bad_config(void **state)
 	fake_llama_stop(f.fl);
 	f.fl = NULL;
 	model_client_free(f.mc);
-	assert_int_equal(model_client_new(url, "m", NULL, 5, NULL, &f.mc, &err), 0);
+	assert_int_equal(model_client_new(url, "m", NULL, 5, NULL, &f.mc, &err),
+	    0);
 	assert_int_equal(model_complete(f.mc, f.messages, f.tools, &r, &err),
 	    -1);
 	assert_non_null(strstr(err.msg, "could not be reached"));
 	teardown(&f);
 
-	assert_int_equal(model_client_new("ftp://x", "m", NULL, 5, NULL, &mc, &err),
-	    -1);
+	assert_int_equal(model_client_new("ftp://x", "m", NULL, 5, NULL, &mc,
+	    &err), -1);
 	assert_non_null(strstr(err.msg, "http://"));
-	assert_int_equal(model_client_new("http://x", "m", NULL, 0, NULL, &mc, &err),
-	    -1);
+	assert_int_equal(model_client_new("http://x", "m", NULL, 0, NULL, &mc,
+	    &err), -1);
 	assert_null(mc);
 }
 
