@@ -483,7 +483,8 @@ fail:
 
 int
 fake_llama_start_file(const char *path, const char *record_dir, int port,
-    struct fake_llama **ret, struct bx_error *err)
+    const struct fake_gate *gate, struct fake_llama **ret,
+    struct bx_error *err)
 {
 	struct fake_llama_opts opts = { .record_dir = record_dir,
 	    .port = port };
@@ -498,6 +499,8 @@ fake_llama_start_file(const char *path, const char *record_dir, int port,
 	json_decref(script);
 	if (opts.script == NULL)
 		return bx_fail(err, "fake-llama: out of memory");
+	if (gate != NULL)
+		opts.gate = *gate;
 	r = fake_llama_start(&opts, ret, err);
 	if (r == -1)
 		bx_error_prefix(err, "%s", path);

@@ -65,9 +65,11 @@ struct fake_llama_opts {
 
 int	fake_llama_start(const struct fake_llama_opts *,
 	    struct fake_llama **ret, struct bx_error *);
-/* Reads the script from a file, then as fake_llama_start(). */
+/* Reads the script from a file, then as fake_llama_start(); gate may be
+ * NULL (no key, a single model, no context limit). */
 int	fake_llama_start_file(const char *script_path, const char *record_dir,
-	    int port, struct fake_llama **ret, struct bx_error *);
+	    int port, const struct fake_gate *gate, struct fake_llama **ret,
+	    struct bx_error *);
 void	fake_llama_stop(struct fake_llama *);
 /* Lets one held reply (the one waiting now, or the next) be sent. */
 void	fake_llama_release(struct fake_llama *);
