@@ -7,18 +7,40 @@
 # Decision, Approval and Result records.
 #
 #   scripts/check-live.sh URL [--model NAME] [--build DIR] [--home DIR]
-#                             [--wait SECONDS]
+#                             [--file PATH] [--wait SECONDS]
 #
 # URL is the llama-server base URL (http://127.0.0.1:8080), started with
-# --jinja so that it takes tool schemas. --home uses DIR (absent or empty)
-# instead of a new temporary directory; --wait bounds each wait for the
-# model (default 600 s). Exit 0 when every check passes. It stops what it
-# started and keeps the home for you to look at.
+# --jinja so that it takes tool schemas. --model is the name loopd sends
+# (a router-mode server, --models-dir, wants the model file's stem). --home
+# uses DIR (absent or empty) instead of a new temporary directory. --file
+# is the file the model is asked to read (default <home>/files/shopping.txt;
+# an absolute path such as /tmp/shopping.txt, so that the path the model
+# must copy into its call is short and known in advance); the only grant
+# covers that one file; a file that is absent is written with a shopping
+# list and removed at the end. --wait bounds each wait for the model
+# (default 600 s). Exit 0 when every check passes. It stops what it started
+# and keeps the home for you to look at.
+#
+# What a real model must do for each check (the daemons and bxctl do the
+# rest):
+#   approval block     call find_tool, then call_tool with name read_file and
+#                      arguments {"path": "<the file>"}, the path exactly as
+#                      the prompt gives it (a model that shortens or invents
+#                      the path gets a denial instead, and no approval)
+#   approve answers    nothing: bxctl approve and brokerd
+#   chat ended well    after the tool result, answer in plain text within
+#                      [turn] max_steps (16) model steps, and not be cut off
+#                      at llama-server's -n limit or its context
+#   runner's failure   nothing: the runner is "refuse", so the approved call
+#                      fails with "the runner arrives in M3b" and bxctl shows it
+#   reply reports it   a last reply that speaks of the failure (runner, M3b,
+#                      could not, unable, fail, ...); read it to be sure
+#   audit records      nothing: brokerd writes them
 set -u
 
 usage() {
 	echo "usage: scripts/check-live.sh URL [--model NAME] [--build DIR]" \
-	    "[--home DIR] [--wait SECONDS]" >&2
+	    "[--home DIR] [--file PATH] [--wait SECONDS]" >&2
 	exit 2
 }
 
@@ -32,6 +54,8 @@ esac
 model=local
 build=build
 home=
+file=
+made_file=
 WAIT_S=600
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || usage
@@ -39,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--model) model=$2 ;;
 	--build) build=$2 ;;
 	--home) home=$2 ;;
+	--file) file=$2 ;;
 	--wait) WAIT_S=$2 ;;
 	*) usage ;;
 	esac
@@ -46,6 +71,13 @@ while [ $# -gt 0 ]; do
 done
 case "$WAIT_S" in
 ''|*[!0-9]*) usage ;;
+esac
+# brokerd takes only absolute paths without empty, . or .. components.
+case "$file" in
+'') ;;
+*//*|*/./*|*/../*|*/.|*/..|*/) usage ;;
+/*) ;;
+*) usage ;;
 esac
 case "$build" in
 /*) ;;
@@ -67,6 +99,7 @@ export BOXMAKER_HOME="$home"
 
 on_exit() {
 	stop_all
+	[ -n "$made_file" ] && rm -f "$made_file"
 	[ "$status" -eq 0 ] && return
 	show_logs
 	echo "check-live: FAILED; the home is $home" >&2
@@ -88,10 +121,13 @@ check() {
 
 mkdir -p "$home/logs" "$home/grants" "$home/files"
 chmod 700 "$home"
-file=$home/files/shopping.txt
-printf 'oat milk\nlemons\n' > "$file"
+[ -n "$file" ] || file=$home/files/shopping.txt
+if [ ! -e "$file" ]; then
+	printf 'oat milk\nlemons\n' > "$file" || fail "cannot write $file"
+	made_file=$file
+fi
 cat > "$home/grants/files-read.toml" <<EOF
-# The only grant: ask before each read in the files folder.
+# The only grant: ask before each read of the file the model is asked about.
 tool = "read_file"
 mode = "ask"
 max_taint = "secret"
@@ -100,12 +136,12 @@ untrusted = false
 expires = "2099-01-01T00:00:00.000Z"
 
 [constraints]
-paths = ["$home/files"]
+paths = ["$file"]
 EOF
 write_brokerd_toml 'kind = "refuse"'
 write_loopd_toml "$url" "$model" "$WAIT_S"
 
-say "the home is $home; one ask grant for read_file on $home/files"
+say "the home is $home; one ask grant for read_file on $file"
 start_broker_and_loop
 check "bxctl grants check" "$bxctl" grants check
 

@@ -31,6 +31,7 @@ static const struct toml_key socket_keys[] = {
 static const struct toml_key model_keys[] = {
 	KEY("url", TOML_KEY_TEXT, lc_model_url, 0, LOOP_CONFIG_TEXT_MAX),
 	KEY("model", TOML_KEY_TEXT, lc_model, 0, LOOP_CONFIG_TEXT_MAX),
+	KEY("api_key_file", TOML_KEY_PATH, lc_api_key_file, 0, 0),
 	KEY("timeout_s", TOML_KEY_INT, lc_timeout_s, 1,
 	    LOOP_CONFIG_MAX_TIMEOUT_S),
 	END,
@@ -64,6 +65,7 @@ loop_config_free(struct loop_config *c)
 	free(c->lc_loop_socket);
 	free(c->lc_model_url);
 	free(c->lc_model);
+	free(c->lc_api_key_file);
 	free(c->lc_broker_socket);
 	free(c);
 }

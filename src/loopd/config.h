@@ -5,6 +5,8 @@
  *	[sockets] loop          default <home>/run/owner-loop/loop.sock
  *	[model]   url           required: llama-server's base URL
  *	          model         default "local"
+ *	          api_key_file  default none: the file holding llama-server's
+ *	                        --api-key, readable by its owner only
  *	          timeout_s     default 300
  *	[broker]  socket        required when [broker] is there; without the
  *	                        table every non-core tool call fails
@@ -40,6 +42,7 @@ struct loop_config {
 	char	*lc_loop_socket;
 	char	*lc_model_url;
 	char	*lc_model;
+	char	*lc_api_key_file;	/* NULL: send no key */
 	int	 lc_timeout_s;
 	char	*lc_broker_socket;	/* NULL: no [broker] */
 	int	 lc_max_steps;

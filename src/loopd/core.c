@@ -144,6 +144,23 @@ core_prepare(const char *name, const char *arguments, struct core_call *ret)
 	return 0;
 }
 
+int
+core_prepare_invalid(const char *name, const char *raw,
+    struct core_call *ret)
+{
+	struct core_call cc;
+	char msg[BX_ERROR_MAX];
+
+	memset(&cc, 0, sizeof(cc));
+	snprintf(msg, sizeof(msg), "invalid call, not run: the arguments of "
+	    "%.64s must be one JSON object (such as {}), and these are not: "
+	    "%.200s", name, raw);
+	if (set(&cc, CORE_BAD, name, raw, msg) == -1)
+		return -1;
+	*ret = cc;
+	return 0;
+}
+
 static struct bx_msg *
 run_clock(void)
 {

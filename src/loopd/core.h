@@ -43,6 +43,10 @@ struct core_call {
  * memory runs out. */
 int	core_prepare(const char *name, const char *arguments,
 	    struct core_call *ret);
+/* A call whose arguments (the model's text, raw) hold no JSON object: it
+ * is answered as invalid and never run. Fails only when memory runs out. */
+int	core_prepare_invalid(const char *name, const char *raw,
+	    struct core_call *ret);
 void	core_call_clear(struct core_call *);
 
 /*

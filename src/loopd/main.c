@@ -16,6 +16,7 @@
 
 #include <curl/curl.h>
 
+#include "loopd/api_key.h"
 #include "loopd/broker_port.h"
 #include "loopd/config.h"
 #include "loopd/model.h"
@@ -99,9 +100,13 @@ serve(const struct loop_config *cfg)
 	struct bx_unix_file made;
 	struct bx_error err;
 	sigset_t wait_mask;
+	char *key = NULL;
 	int fd, rc = 1;
 
-	if (model_client_new(cfg->lc_model_url, cfg->lc_model,
+	if (cfg->lc_api_key_file != NULL &&
+	    api_key_load(cfg->lc_api_key_file, &key, &err) == -1)
+		goto fail;
+	if (model_client_new(cfg->lc_model_url, cfg->lc_model, key,
 	    cfg->lc_timeout_s, &stop, &model, &err) == -1)
 		goto fail;
 	memset(&env, 0, sizeof(env));
@@ -123,8 +128,9 @@ serve(const struct loop_config *cfg)
 	setup_signals(&wait_mask);
 	if (loop_serve_bind(cfg->lc_loop_socket, &fd, &made, &err) == -1)
 		goto fail;
-	fprintf(stderr, "loopd: serving %s (model %s at %s)\n",
-	    cfg->lc_loop_socket, cfg->lc_model, cfg->lc_model_url);
+	fprintf(stderr, "loopd: serving %s (model %s at %s%s)\n",
+	    cfg->lc_loop_socket, cfg->lc_model, cfg->lc_model_url,
+	    key != NULL ? ", with the key in [model] api_key_file" : "");
 	if (loop_serve_run(fd, cfg->lc_loop_socket, &made, &env, &stop,
 	    &wait_mask, &err) == -1)
 		goto fail;
@@ -134,6 +140,7 @@ serve(const struct loop_config *cfg)
 fail:
 	fprintf(stderr, "loopd: %s\n", err.msg);
 out:
+	api_key_free(key);
 	bport_free(bp);
 	model_client_free(model);
 	return rc;

@@ -2,9 +2,14 @@
  * model.c: one model step over HTTP with libcurl. Each request uses its
  * own easy handle, so several turns may call the model at once; sizes are
  * bounded both ways (MODEL_MAX_REQUEST, MODEL_MAX_RESPONSE), redirects are
- * not followed, and the whole request is bounded by timeout_s.
+ * not followed, and the whole request is bounded by timeout_s. Every
+ * failure names the runbook entry for what the owner can do about it:
+ * model-unavailable (nothing answers there, or not as llama-server),
+ * model-refused (the server refused the request, its key or its model
+ * name), context-full (the conversation no longer fits).
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,10 +18,15 @@
 #include "loopd/model.h"
 
 #define COMPLETIONS_PATH	"/v1/chat/completions"
+#define BEARER			"Authorization: Bearer "
+#define RUNBOOK_UNAVAILABLE	"see docs/runbook.md#model-unavailable"
+#define RUNBOOK_REFUSED		"see docs/runbook.md#model-refused"
+#define RUNBOOK_CONTEXT		"see docs/runbook.md#context-full"
 
 struct model_client {
 	char				*mc_url;	/* the full endpoint */
 	char				*mc_model;
+	char				*mc_auth;	/* its header, or NULL */
 	long				 mc_timeout_s;
 	const atomic_int		*mc_cancel;
 };
@@ -28,9 +38,9 @@ struct body {
 };
 
 int
-model_client_new(const char *base_url, const char *model, int timeout_s,
-    const atomic_int *cancel, struct model_client **ret,
-    struct bx_error *err)
+model_client_new(const char *base_url, const char *model,
+    const char *api_key, int timeout_s, const atomic_int *cancel,
+    struct model_client **ret, struct bx_error *err)
 {
 	struct model_client *mc;
 	size_t len = strlen(base_url);
@@ -48,7 +58,11 @@ model_client_new(const char *base_url, const char *model, int timeout_s,
 		len--;
 	if ((mc = calloc(1, sizeof(*mc))) == NULL ||
 	    (mc->mc_url = malloc(len + sizeof(COMPLETIONS_PATH))) == NULL ||
-	    (mc->mc_model = strdup(model)) == NULL) {
+	    (mc->mc_model = strdup(model)) == NULL ||
+	    (api_key != NULL && asprintf(&mc->mc_auth, BEARER "%s",
+	    api_key) == -1)) {
+		if (mc != NULL)
+			mc->mc_auth = NULL;
 		model_client_free(mc);
 		return bx_fail(err, "out of memory");
 	}
@@ -67,6 +81,9 @@ model_client_free(struct model_client *mc)
 		return;
 	free(mc->mc_url);
 	free(mc->mc_model);
+	if (mc->mc_auth != NULL)
+		explicit_bzero(mc->mc_auth, strlen(mc->mc_auth));
+	free(mc->mc_auth);
 	free(mc);
 }
 
@@ -115,25 +132,62 @@ progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
 	return mc->mc_cancel != NULL && atomic_load(mc->mc_cancel) != 0;
 }
 
+/* What the owner can do about an HTTP error status, with its entry. */
+static const char *
+http_hint(long status)
+{
+	if (status == 401 || status == 403)
+		return "llama-server wants the key it was started with "
+		    "(--api-key) in [model] api_key_file; " RUNBOOK_REFUSED;
+	if (status == 404)
+		return "[model] url must be llama-server's base URL, without "
+		    "/v1; " RUNBOOK_UNAVAILABLE;
+	if (status >= 400 && status <= 500)
+		return "the server refused this request (a model name it does "
+		    "not serve, or a history it cannot read); this step was "
+		    "not kept; " RUNBOOK_REFUSED;
+	return "the server is not able to answer now; " RUNBOOK_UNAVAILABLE;
+}
+
+/* A 400 exceed_context_size_error: the sizes it gives, in the message. */
+static int
+context_full(const struct model_client *mc, const json_t *error,
+    struct bx_error *err)
+{
+	json_t *prompt = json_object_get(error, "n_prompt_tokens");
+	json_t *ctx = json_object_get(error, "n_ctx");
+
+	bx_fail(err, "the conversation no longer fits the model's context: "
+	    "the prompt is %lld tokens, the context %lld (the model server %s "
+	    "answered HTTP 400: \"%.*s\"); this turn was not kept; "
+	    RUNBOOK_CONTEXT, (long long)json_integer_value(prompt),
+	    (long long)json_integer_value(ctx), mc->mc_url, MODEL_ERROR_QUOTE,
+	    json_string_value(json_object_get(error, "message")));
+	return MODEL_CONTEXT_FULL;
+}
+
 /* An HTTP error: the server's own message when it sent one, else a quote. */
 static int
 http_error(const struct model_client *mc, long status, const struct body *b,
     struct bx_error *err)
 {
-	json_t *root, *msg;
+	json_t *root, *error, *msg;
 	int r;
 
 	root = b->data == NULL ? NULL : json_loadb(b->data, b->len,
 	    JSON_REJECT_DUPLICATES, NULL);
-	msg = json_object_get(json_object_get(root, "error"), "message");
-	if (json_is_string(msg))
-		r = bx_fail(err, "the model server %s answered HTTP %ld: %.*s",
-		    mc->mc_url, status, MODEL_ERROR_QUOTE,
-		    json_string_value(msg));
+	error = json_object_get(root, "error");
+	msg = json_object_get(error, "message");
+	if (json_is_string(msg) && status == 400 &&
+	    json_is_string(json_object_get(error, "type")) &&
+	    strcmp(json_string_value(json_object_get(error, "type")),
+	    "exceed_context_size_error") == 0)
+		r = context_full(mc, error, err);
 	else
-		r = bx_fail(err, "the model server %s answered HTTP %ld: %.*s",
-		    mc->mc_url, status, MODEL_ERROR_QUOTE,
-		    b->data == NULL ? "(no body)" : b->data);
+		r = bx_fail(err, "the model server %s answered HTTP %ld: "
+		    "\"%.*s\"; %s", mc->mc_url, status, MODEL_ERROR_QUOTE,
+		    json_is_string(msg) ? json_string_value(msg) :
+		    b->data == NULL ? "(no body)" : b->data, http_hint(status));
 	json_decref(root);
 	return r;
 }
@@ -147,12 +201,14 @@ transfer_error(const struct model_client *mc, CURLcode rc,
 		    "%d bytes", MODEL_MAX_RESPONSE);
 	if (rc == CURLE_OPERATION_TIMEDOUT)
 		return bx_fail(err, "the model server %s did not answer within "
-		    "%ld s", mc->mc_url, mc->mc_timeout_s);
+		    "%ld s ([model] timeout_s); " RUNBOOK_UNAVAILABLE,
+		    mc->mc_url, mc->mc_timeout_s);
 	if (rc == CURLE_ABORTED_BY_CALLBACK)
 		return bx_fail(err, "the model request was cancelled: loopd "
 		    "is stopping");
-	return bx_fail(err, "the model server %s could not be reached: %s",
-	    mc->mc_url, detail[0] != '\0' ? detail : curl_easy_strerror(rc));
+	return bx_fail(err, "the model server %s could not be reached: %s; "
+	    RUNBOOK_UNAVAILABLE, mc->mc_url,
+	    detail[0] != '\0' ? detail : curl_easy_strerror(rc));
 }
 
 static int
@@ -169,6 +225,8 @@ perform(struct model_client *mc, const char *req, struct body *b,
 	h = curl_slist_append(NULL, "Content-Type: application/json");
 	if (h != NULL)
 		headers = curl_slist_append(h, "Expect:");
+	if (headers != NULL && mc->mc_auth != NULL)
+		headers = curl_slist_append(h, mc->mc_auth);
 	if (headers == NULL) {
 		curl_slist_free_all(h);
 		curl_easy_cleanup(c);
@@ -199,6 +257,15 @@ perform(struct model_client *mc, const char *req, struct body *b,
 	return 0;
 }
 
+/* A reply that is not llama-server's still tells the owner where to look. */
+static void
+add_pointer(struct bx_error *err, const char *pointer)
+{
+	size_t len = strlen(err->msg);
+
+	snprintf(err->msg + len, sizeof(err->msg) - len, "%s", pointer);
+}
+
 int
 model_complete(struct model_client *mc, const json_t *messages,
     const json_t *tools, struct model_reply **ret, struct bx_error *err)
@@ -224,15 +291,16 @@ model_complete(struct model_client *mc, const json_t *messages,
 	if (perform(mc, text, &b, &status, err) == -1)
 		goto out;
 	if (status != 200) {
-		http_error(mc, status, &b, err);
+		r = http_error(mc, status, &b, err);
 		goto out;
 	}
 	if (b.data == NULL) {
-		bx_fail(err, "the model server %s sent an empty reply",
-		    mc->mc_url);
+		bx_fail(err, "the model server %s sent an empty reply; "
+		    RUNBOOK_UNAVAILABLE, mc->mc_url);
 		goto out;
 	}
-	r = model_reply_parse(b.data, b.len, ret, err);
+	if ((r = model_reply_parse(b.data, b.len, ret, err)) == -1)
+		add_pointer(err, "; " RUNBOOK_UNAVAILABLE);
 out:
 	free(text);
 	free(b.data);

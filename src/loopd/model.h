@@ -4,10 +4,20 @@
  * tool_choice "auto"), over libcurl.
  *
  * The client is strict about sizes and tolerant about shape: it accepts
- * what a real llama-server sends (arguments as a JSON string, content null
- * beside tool calls, finish_reason tool_calls or stop, fields it does not
- * know) and turns everything else (HTTP errors, timeouts, a body that is
- * not JSON, no choices) into an error message a person can act on.
+ * what a real llama-server sends (arguments as a JSON string, content ""
+ * or null beside tool calls, any finish_reason, fields it does not know)
+ * and turns everything else (HTTP errors, timeouts, a body that is not
+ * JSON, no choices) into an error message a person can act on, quoting
+ * the server's error.message and ending with a docs/runbook.md pointer.
+ *
+ * Arguments are normalized here, once: a call whose arguments hold a JSON
+ * object gets that object re-serialized compactly (what the history, the
+ * events and brokerd see); any other call keeps the model's text in
+ * mc_invalid and gets "{}" as mc_arguments, so that what goes back to the
+ * server is always valid JSON and the call itself is never run.
+ *
+ * The API key, when there is one, is sent as "Authorization: Bearer" and
+ * appears in no message.
  *
  * Ownership: model_client_new() allocates the client, model_client_free()
  * frees it (NULL allowed). model_complete() and model_reply_parse()
@@ -41,7 +51,9 @@ struct model_client;
 struct model_call {
 	char	*mc_id;		/* as the model sent it; NULL if it sent none */
 	char	*mc_name;
-	char	*mc_arguments;	/* JSON text; an object sent as such is dumped */
+	char	*mc_arguments;	/* a JSON object's compact text, always */
+	char	*mc_invalid;	/* NULL, or the model's arguments that are not
+				   a JSON object (the call is not run) */
 };
 
 struct model_reply {
@@ -49,17 +61,22 @@ struct model_reply {
 	char			*mr_finish;	/* NULL when absent */
 	struct model_call	*mr_calls;
 	size_t			 mr_ncalls;
+	long			 mr_completion_tokens;	/* -1 when not said */
 };
+
+/* model_complete() fails with this when the prompt exceeds the context. */
+#define MODEL_CONTEXT_FULL	(-2)
 
 /*
  * base_url is llama-server's base ("http://127.0.0.1:8080"); model is the
- * name sent in every request; timeout_s bounds each whole request. When
- * cancel is not NULL and becomes non-zero, a request in flight ends (it is
+ * name sent in every request; api_key (NULL: none) is copied; timeout_s
+ * bounds each whole request. When cancel is not NULL and becomes non-zero,
+ * a request in flight ends (it is
  * read from libcurl's progress callback on the turn's thread, hence an
  * atomic rather than a volatile flag).
  */
 int	model_client_new(const char *base_url, const char *model,
-	    int timeout_s, const atomic_int *cancel,
+	    const char *api_key, int timeout_s, const atomic_int *cancel,
 	    struct model_client **ret, struct bx_error *err);
 void	model_client_free(struct model_client *);
 
@@ -67,7 +84,8 @@ void	model_client_free(struct model_client *);
 json_t	*model_request(const struct model_client *, const json_t *messages,
 	    const json_t *tools);
 
-/* One step: sends messages with tools, parses the reply. */
+/* One step: sends messages with tools, parses the reply. Returns 0, -1,
+ * or MODEL_CONTEXT_FULL (err says the prompt's and the context's sizes). */
 int	model_complete(struct model_client *, const json_t *messages,
 	    const json_t *tools, struct model_reply **ret,
 	    struct bx_error *err);

@@ -3,10 +3,13 @@
  * Tolerant of what llama-server adds (unknown fields are ignored) and of
  * the two ways arguments arrive (a JSON string, as llama-server sends
  * them, or an object); every other surprise is an error naming the field.
+ * Arguments that hold no JSON object (a call cut off at the length limit
+ * sends "{") are kept aside in mc_invalid, never in mc_arguments.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/json.h"
 #include "loopd/model.h"
 
 static char *
@@ -26,11 +29,44 @@ model_reply_free(struct model_reply *r)
 		free(r->mr_calls[i].mc_id);
 		free(r->mr_calls[i].mc_name);
 		free(r->mr_calls[i].mc_arguments);
+		free(r->mr_calls[i].mc_invalid);
 	}
 	free(r->mr_calls);
 	free(r->mr_content);
 	free(r->mr_finish);
 	free(r);
+}
+
+/*
+ * Fills mc_arguments with the compact text of the object args holds, or
+ * "{}" with the model's own text in mc_invalid. Fails only on memory.
+ */
+static int
+normalize_arguments(const json_t *args, struct model_call *mc)
+{
+	json_t *obj = NULL;
+	const char *text;
+
+	if (args == NULL || json_is_null(args))
+		obj = json_object();
+	else if (json_is_object(args))
+		obj = json_incref((json_t *)args);
+	else if (json_is_string(args) && bx_json_parse(json_string_value(args),
+	    json_string_length(args), &obj, NULL) == 0 &&
+	    !json_is_object(obj)) {
+		json_decref(obj);
+		obj = NULL;
+	}
+	if (obj != NULL) {
+		mc->mc_arguments = json_dumps(obj, JSON_COMPACT |
+		    JSON_PRESERVE_ORDER);
+		json_decref(obj);
+		return mc->mc_arguments == NULL ? -1 : 0;
+	}
+	text = json_is_string(args) ? json_string_value(args) : "";
+	mc->mc_invalid = strdup(text);
+	mc->mc_arguments = strdup("{}");
+	return mc->mc_invalid == NULL || mc->mc_arguments == NULL ? -1 : 0;
 }
 
 static int
@@ -48,20 +84,14 @@ parse_call(const json_t *tc, size_t i, struct model_call *mc,
 		return bx_fail(err, "the model's reply: tool_calls[%zu].function"
 		    " has no \"name\" string", i);
 	args = json_object_get(fn, "arguments");
-	if (args == NULL || json_is_null(args))
-		mc->mc_arguments = strdup("{}");
-	else if (json_is_string(args))
-		mc->mc_arguments = strdup(json_string_value(args));
-	else if (json_is_object(args))
-		mc->mc_arguments = json_dumps(args,
-		    JSON_COMPACT | JSON_PRESERVE_ORDER);
-	else
+	if (args != NULL && !json_is_null(args) && !json_is_string(args) &&
+	    !json_is_object(args))
 		return bx_fail(err, "the model's reply: tool_calls[%zu].function"
 		    ".arguments is neither a string nor an object", i);
 	id = json_object_get(tc, "id");
 	mc->mc_id = dup_or_null(json_string_value(id));
 	mc->mc_name = strdup(json_string_value(name));
-	if (mc->mc_arguments == NULL || mc->mc_name == NULL ||
+	if (normalize_arguments(args, mc) == -1 || mc->mc_name == NULL ||
 	    (json_is_string(id) && mc->mc_id == NULL))
 		return bx_fail(err, "out of memory");
 	return 0;
@@ -113,7 +143,7 @@ model_reply_parse(const char *body, size_t len, struct model_reply **ret,
     struct bx_error *err)
 {
 	struct model_reply *r = NULL;
-	json_t *root, *choices, *choice, *msg;
+	json_t *root, *choices, *choice, *msg, *tokens;
 	json_error_t jerr;
 	int status = -1;
 
@@ -143,6 +173,10 @@ model_reply_parse(const char *body, size_t len, struct model_reply **ret,
 	if (parse_message(msg, json_object_get(choice, "finish_reason"), r,
 	    err) == -1)
 		goto out;
+	tokens = json_object_get(json_object_get(root, "usage"),
+	    "completion_tokens");
+	r->mr_completion_tokens = json_is_integer(tokens) ?
+	    (long)json_integer_value(tokens) : -1;
 	*ret = r;
 	r = NULL;
 	status = 0;

@@ -246,3 +246,42 @@ session_log_append(const char *home, const char *id, const json_t *messages,
 	free(buf);
 	return r;
 }
+
+int
+session_log_size(const char *home, const char *id, off_t *ret,
+    struct bx_error *err)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (log_path(home, id, path, err) == -1)
+		return -1;
+	if (lstat(path, &st) == -1) {
+		if (errno != ENOENT)
+			return damaged(err, path, 0, strerror(errno));
+		st.st_size = 0;
+	}
+	*ret = st.st_size;
+	return 0;
+}
+
+int
+session_log_truncate(const char *home, const char *id, off_t size,
+    struct bx_error *err)
+{
+	char path[PATH_MAX];
+	int fd, r = 0;
+
+	if (log_path(home, id, path, err) == -1)
+		return -1;
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+	if (fd == -1 && errno == ENOENT && size == 0)
+		return 0;
+	if (fd == -1)
+		return bx_fail(err, "%s: %s", path, strerror(errno));
+	if (ftruncate(fd, size) == -1 || fsync(fd) == -1)
+		r = bx_fail(err, "cutting %s back to %lld bytes: %s", path,
+		    (long long)size, strerror(errno));
+	close(fd);
+	return r;
+}

@@ -13,6 +13,8 @@
 #ifndef LOOPD_SESSION_LOG_H
 #define LOOPD_SESSION_LOG_H
 
+#include <sys/types.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -33,5 +35,16 @@ int	session_log_append(const char *home, const char *id,
 	    const json_t *messages, size_t from, struct bx_error *err);
 
 bool	session_log_exists(const char *home, const char *id);
+
+/*
+ * A turn that must leave no trace (its prompt no longer fits the model's
+ * context) takes the log's size when it starts and cuts the log back to
+ * it. The size of a log that does not exist yet is 0; cutting back to 0
+ * a log that does not exist does nothing.
+ */
+int	session_log_size(const char *home, const char *id, off_t *ret,
+	    struct bx_error *err);
+int	session_log_truncate(const char *home, const char *id, off_t size,
+	    struct bx_error *err);
 
 #endif

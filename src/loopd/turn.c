@@ -17,6 +17,9 @@
 #include "loopd/tools.h"
 #include "loopd/turn.h"
 
+/* Where an answer cut at its length limit points the owner. */
+#define TURN_CUT_RUNBOOK	"see docs/runbook.md#model-cut-off"
+
 /* One turn in progress. */
 struct turn {
 	const struct turn_env	*t_env;
@@ -25,6 +28,7 @@ struct turn {
 	void			*t_arg;
 	json_t			*t_messages;	/* system, history, this turn */
 	size_t			 t_unsaved;	/* first message not yet logged */
+	off_t			 t_log_size;	/* the log before this turn */
 	const char		*t_tool;	/* the call waiting, for events */
 };
 
@@ -97,7 +101,9 @@ start(struct turn *t, const char *text, struct bx_error *err)
 	sys = system_message(notes);
 	free(notes);
 	if (session_log_load(t->t_env->te_home, t->t_session, &history,
-	    err) == -1) {
+	    err) == -1 || session_log_size(t->t_env->te_home, t->t_session,
+	    &t->t_log_size, err) == -1) {
+		json_decref(history);
 		json_decref(sys);
 		return -1;
 	}
@@ -199,7 +205,9 @@ run_call(struct turn *t, const struct model_call *mc, const char *id)
 	const char *text;
 	bool result;
 
-	if (core_prepare(mc->mc_name, mc->mc_arguments, &cc) == -1)
+	if ((mc->mc_invalid != NULL ? core_prepare_invalid(mc->mc_name,
+	    mc->mc_invalid, &cc) : core_prepare(mc->mc_name, mc->mc_arguments,
+	    &cc)) == -1)
 		return -1;
 	say(t, bx_msg_ev_tool_call(id, cc.cc_tool, cc.cc_arguments));
 	t->t_tool = cc.cc_tool;
@@ -228,24 +236,65 @@ run_call(struct turn *t, const struct model_call *mc, const char *id)
 }
 
 /*
+ * A context overflow leaves the session as it was before the turn: the
+ * earlier steps of this turn may be what no longer fits, and keeping them
+ * would refuse every later turn the same way.
+ */
+static int
+context_full(struct turn *t, const char *message)
+{
+	struct bx_error err;
+
+	if (session_log_truncate(t->t_env->te_home, t->t_session,
+	    t->t_log_size, &err) == -1)
+		log_line(t->t_env, err.msg);
+	return fail(t, message, true);
+}
+
+/* An answer cut at the length limit is neither run nor kept. */
+static int
+cut_off(struct turn *t, const struct model_reply *r)
+{
+	char msg[BX_ERROR_MAX], tokens[64] = "";
+
+	if (r->mr_completion_tokens >= 0)
+		snprintf(tokens, sizeof(tokens), ", after %ld tokens",
+		    r->mr_completion_tokens);
+	if (r->mr_ncalls > 0)
+		snprintf(msg, sizeof(msg), "the model's answer was cut off at "
+		    "its length limit (finish_reason \"length\"%s) inside a "
+		    "call of %.64s: the call was not run and this step was not "
+		    "kept; " TURN_CUT_RUNBOOK, tokens,
+		    r->mr_calls[r->mr_ncalls - 1].mc_name);
+	else
+		snprintf(msg, sizeof(msg), "the model's answer was cut off at "
+		    "its length limit (finish_reason \"length\"%s): the cut "
+		    "text is not taken as a reply and this step was not kept; "
+		    TURN_CUT_RUNBOOK, tokens);
+	return fail(t, msg, true);
+}
+
+/*
  * One model step. Returns 1 when the turn is done, 0 to go on, -1 when it
- * ended with an error (already sent).
+ * ended with an error (already sent). A step that fails writes nothing to
+ * the session log, so what the server refused is never replayed.
  */
 static int
 step(struct turn *t, const json_t *tools, int n)
 {
 	char (*ids)[BX_ID_MAX + 1] = NULL;
 	struct model_reply *r = NULL;
-	struct bx_error err, serr;
+	struct bx_error err;
 	size_t i;
 	int rc = -1;
 
-	if (model_complete(t->t_env->te_model, t->t_messages, tools, &r,
-	    &err) == -1) {
-		/* The owner's text stays in the history all the same. */
-		if (save(t, &serr) == -1)
-			log_line(t->t_env, serr.msg);
-		return fail(t, err.msg, true);
+	if ((rc = model_complete(t->t_env->te_model, t->t_messages, tools, &r,
+	    &err)) != 0)
+		return rc == MODEL_CONTEXT_FULL ? context_full(t, err.msg) :
+		    fail(t, err.msg, true);
+	if (r->mr_finish != NULL && strcmp(r->mr_finish, "length") == 0) {
+		rc = cut_off(t, r);
+		goto out;
 	}
 	if (r->mr_ncalls > 0 &&
 	    (ids = calloc(r->mr_ncalls, sizeof(*ids))) == NULL)

@@ -4,7 +4,12 @@
  * and the new text; loopd calls the model, runs each tool call, feeds the
  * results back, and repeats until a reply has no tool calls or max_steps
  * model steps were taken. Each step's messages are appended to the
- * session log (and fsynced) when the step ends.
+ * session log (and fsynced) when the step ends; a step that fails (the
+ * server refused it, the answer was cut off at its length limit) appends
+ * nothing, and a prompt past the model's context cuts the log back to
+ * what it was before the turn, so a session is never left holding what
+ * the server cannot take. An answer cut at the length limit is never run
+ * nor taken as a reply: the turn ends with an error (docs/decisions.md).
  *
  * Events go to emit as turn_event messages: started, then text, tool_call,
  * approval_pending and tool_result as they happen, and last done {reply}

@@ -32,6 +32,7 @@ struct fake_llama {
 	pthread_t	 fl_thread;
 	json_t		*fl_script;	/* the validated array of replies */
 	char		*fl_record_dir;
+	struct fake_gate fl_gate;	/* strings borrowed from the options */
 	pthread_mutex_t	 fl_lock;	/* guards fl_requests and fl_served */
 	char		**fl_requests;
 	size_t		 fl_nrequests;
@@ -41,6 +42,7 @@ struct fake_llama {
 struct http_request {
 	char	 method[16];
 	char	 path[256];
+	char	 authorization[512];	/* "" when not sent */
 	char	*body;
 	size_t	 body_len;
 };
@@ -197,6 +199,8 @@ read_request(int fd, struct http_request *req)
 		free(head);
 		return 411;
 	}
+	header(head, "Authorization", req->authorization,
+	    sizeof(req->authorization));
 	cl = 0;
 	if (header(head, "Content-Length", value, sizeof(value)) != NULL)
 		cl = strtoull(value, NULL, 10);
@@ -297,6 +301,12 @@ answer_completion(struct fake_llama *fl, int fd,
 	int status;
 
 	record(fl, req);
+	if ((status = fake_gate_check(&fl->fl_gate, req->authorization[0] !=
+	    '\0' ? req->authorization : NULL, req->body, &text)) != 0) {
+		send_response(fd, status, text != NULL ? text : "{}");
+		free(text);
+		return;
+	}
 	if ((reply = next_reply(fl, &index)) == NULL) {
 		send_response(fd, 500, "{\"error\":{\"code\":500,"
 		    "\"message\":\"fake-llama: script exhausted\","
@@ -429,6 +439,7 @@ fake_llama_start(const struct fake_llama_opts *opts, struct fake_llama **ret,
 		return bx_fail(err, "fake-llama: out of memory");
 	}
 	fl->fl_script = script;
+	fl->fl_gate = opts->gate;
 	fl->fl_stop[0] = fl->fl_stop[1] = -1;
 	fl->fl_release[0] = fl->fl_release[1] = -1;
 	pthread_mutex_init(&fl->fl_lock, NULL);
@@ -472,7 +483,8 @@ fail:
 
 int
 fake_llama_start_file(const char *path, const char *record_dir, int port,
-    struct fake_llama **ret, struct bx_error *err)
+    const struct fake_gate *gate, struct fake_llama **ret,
+    struct bx_error *err)
 {
 	struct fake_llama_opts opts = { .record_dir = record_dir,
 	    .port = port };
@@ -487,6 +499,8 @@ fake_llama_start_file(const char *path, const char *record_dir, int port,
 	json_decref(script);
 	if (opts.script == NULL)
 		return bx_fail(err, "fake-llama: out of memory");
+	if (gate != NULL)
+		opts.gate = *gate;
 	r = fake_llama_start(&opts, ret, err);
 	if (r == -1)
 		bx_error_prefix(err, "%s", path);

@@ -27,7 +27,11 @@
  * later request). When the
  * script is exhausted, requests get status 500 "script exhausted". Every
  * generated reply carries the extra fields a real llama-server sends
- * (usage, timings, system_fingerprint, ...).
+ * (usage, timings, system_fingerprint, ...), content "" beside tool calls
+ * and call ids of 32 letters and digits, as llama-server's own. A reply
+ * with "finish_reason": "length" is one cut at the length limit: a call
+ * with "arguments": "{" is llama-server's partial call, a "text" its cut
+ * text. Before the script, every request passes the gate of opts.gate.
  *
  * Ownership: fake_llama_start() allocates; fake_llama_stop() stops the
  * thread and frees everything (NULL allowed). fake_llama_request() returns
@@ -39,6 +43,7 @@
 #include <stddef.h>
 
 #include "proto/error.h"
+#include "fake_gate.h"
 
 /* Larger request heads or bodies are answered 413 and not recorded. */
 #define FAKE_LLAMA_MAX_HEAD	(64 * 1024)
@@ -54,13 +59,17 @@ struct fake_llama_opts {
 	const char	*script;	/* the script's JSON text */
 	const char	*record_dir;	/* NULL, or write request-NNN.json here */
 	int		 port;		/* 0: any free port */
+	struct fake_gate gate;		/* refused first (fake_gate.h); its
+					   strings outlive the server */
 };
 
 int	fake_llama_start(const struct fake_llama_opts *,
 	    struct fake_llama **ret, struct bx_error *);
-/* Reads the script from a file, then as fake_llama_start(). */
+/* Reads the script from a file, then as fake_llama_start(); gate may be
+ * NULL (no key, a single model, no context limit). */
 int	fake_llama_start_file(const char *script_path, const char *record_dir,
-	    int port, struct fake_llama **ret, struct bx_error *);
+	    int port, const struct fake_gate *gate, struct fake_llama **ret,
+	    struct bx_error *);
 void	fake_llama_stop(struct fake_llama *);
 /* Lets one held reply (the one waiting now, or the next) be sent. */
 void	fake_llama_release(struct fake_llama *);

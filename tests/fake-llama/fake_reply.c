@@ -1,8 +1,9 @@
 /*
  * fake_reply.c: the fake llama-server's replies, in the shape a real
- * llama-server sends them: arguments as a JSON string, content null beside
- * tool calls, finish_reason tool_calls or stop, and the extra fields
- * (usage, timings, system_fingerprint) a strict client might trip on.
+ * llama-server sends them: arguments as a JSON string, content "" beside
+ * tool calls, ids of 32 letters and digits, finish_reason tool_calls or
+ * stop (or as the script says), and the extra fields (usage, timings,
+ * system_fingerprint) a strict client might trip on.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,11 +110,29 @@ fake_reply_check_script(const json_t *script, struct bx_error *err)
 	return 0;
 }
 
+/* A call id like llama-server's: 32 letters and digits, here from n, j. */
+static void
+generate_id(size_t n, size_t j, char buf[33])
+{
+	static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned long long x = (unsigned long long)(n * 131 + j + 1) *
+	    0x9E3779B97F4A7C15ULL;
+	size_t i;
+
+	for (i = 0; i < 32; i++) {
+		x ^= x >> 29;
+		x *= 0xBF58476D1CE4E5B9ULL;
+		buf[i] = alnum[(x >> 32) % (sizeof(alnum) - 1)];
+	}
+	buf[32] = '\0';
+}
+
 static json_t *
 build_call(const json_t *call, size_t n, size_t j)
 {
 	json_t *args = json_object_get(call, "arguments"), *id, *out;
-	char gen[64];
+	char gen[33];
 	char *text;
 
 	if (json_is_string(args))
@@ -125,7 +144,7 @@ build_call(const json_t *call, size_t n, size_t j)
 	if (text == NULL)
 		return NULL;
 	id = json_object_get(call, "id");
-	snprintf(gen, sizeof(gen), "fakecall%03zux%zu", n, j);
+	generate_id(n, j, gen);
 	out = json_pack("{s:s, s:{s:O, s:s}, s:s}",
 	    "type", "function",
 	    "function", "name", json_object_get(call, "name"),
@@ -138,7 +157,7 @@ build_call(const json_t *call, size_t n, size_t j)
 static json_t *
 build_message(const json_t *reply, size_t n, const char **ret_finish)
 {
-	json_t *calls = json_object_get(reply, "tool_calls"), *msg, *out, *c;
+	json_t *calls = json_object_get(reply, "tool_calls"), *out, *c;
 	json_t *content = json_object_get(reply, "content");
 	size_t j;
 
@@ -156,9 +175,11 @@ build_message(const json_t *reply, size_t n, const char **ret_finish)
 			return NULL;
 		}
 	}
-	msg = json_pack("{s:s, s:O, s:o}", "role", "assistant", "content",
-	    content != NULL ? content : json_null(), "tool_calls", out);
-	return msg;
+	if (content != NULL)
+		return json_pack("{s:s, s:O, s:o}", "role", "assistant",
+		    "content", content, "tool_calls", out);
+	return json_pack("{s:s, s:s, s:o}", "role", "assistant", "content", "",
+	    "tool_calls", out);
 }
 
 json_t *

@@ -3,10 +3,13 @@
  * and for trying loopd by hand.
  *
  *	fake-llama --script FILE [--port N] [--port-file FILE] [--record DIR]
+ *	    [--api-key KEY] [--models NAME,...] [--n-ctx TOKENS]
  *
  * Prints the port it listens on (127.0.0.1) as one line on stdout, and
  * writes it to --port-file if given; records each request body as
- * DIR/request-NNN.json with --record. Runs until SIGTERM or SIGINT.
+ * DIR/request-NNN.json with --record. --api-key, --models (router mode)
+ * and --n-ctx refuse requests as a real llama-server started so would
+ * (fake_gate.h). Runs until SIGTERM or SIGINT.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,7 +34,8 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: fake-llama --script FILE [--port N] "
-	    "[--port-file FILE] [--record DIR]\n");
+	    "[--port-file FILE] [--record DIR] [--api-key KEY] "
+	    "[--models NAME,...] [--n-ctx TOKENS]\n");
 	exit(2);
 }
 
@@ -54,6 +58,7 @@ int
 main(int argc, char **argv)
 {
 	const char *script = NULL, *port_file = NULL, *record = NULL;
+	struct fake_gate gate = { 0 };
 	struct sigaction sa;
 	struct fake_llama *fl;
 	struct bx_error err;
@@ -71,10 +76,16 @@ main(int argc, char **argv)
 			port_file = argv[++i];
 		else if (strcmp(argv[i], "--record") == 0)
 			record = argv[++i];
+		else if (strcmp(argv[i], "--api-key") == 0)
+			gate.fg_api_key = argv[++i];
+		else if (strcmp(argv[i], "--models") == 0)
+			gate.fg_models = argv[++i];
+		else if (strcmp(argv[i], "--n-ctx") == 0)
+			gate.fg_n_ctx = atol(argv[++i]);
 		else
 			usage();
 	}
-	if (script == NULL || port < 0 || port > 65535)
+	if (script == NULL || port < 0 || port > 65535 || gate.fg_n_ctx < 0)
 		usage();
 
 	/* The server thread must not take the signals: block them first. */
@@ -82,7 +93,7 @@ main(int argc, char **argv)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &mask, &old);
-	if (fake_llama_start_file(script, record, port, &fl, &err) == -1) {
+	if (fake_llama_start_file(script, record, port, &gate, &fl, &err) == -1) {
 		fprintf(stderr, "fake-llama: %s\n", err.msg);
 		return 1;
 	}

@@ -94,10 +94,17 @@ test_tool_call_shape(void **state)
 	assert_non_null(json_object_get(body, "usage"));
 	msg = json_object_get(json_array_get(json_object_get(body, "choices"),
 	    0), "message");
-	assert_true(json_is_null(json_object_get(msg, "content")));
+	/* As llama-server: content "" beside the calls, ids of 32. */
+	assert_string_equal(json_string_value(json_object_get(msg,
+	    "content")), "");
 	call = json_array_get(json_object_get(msg, "tool_calls"), 0);
 	assert_string_equal(json_string_value(json_object_get(call, "type")),
 	    "function");
+	assert_int_equal(strlen(json_string_value(json_object_get(call, "id"))),
+	    32);
+	assert_int_equal(strspn(json_string_value(json_object_get(call, "id")),
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"),
+	    32);
 	call = json_object_get(call, "function");
 	assert_string_equal(json_string_value(json_object_get(call, "name")),
 	    "call_tool");
@@ -111,19 +118,20 @@ test_tool_call_shape(void **state)
 	json_decref(body);
 	free(out.data);
 
-	assert_int_equal(post(fl, "{\"second\":true}", &out), 200);
+	assert_int_equal(post(fl, "{\"second\":true,\"messages\":[]}", &out),
+	    200);
 	assert_non_null(strstr(out.data, "\"content\":\"done\""));
 	assert_non_null(strstr(out.data, "\"finish_reason\":\"stop\""));
 	free(out.data);
 
 	assert_int_equal(fake_llama_request_count(fl), 2);
 	rec = fake_llama_request(fl, 1);
-	assert_string_equal(rec, "{\"second\":true}");
+	assert_string_equal(rec, "{\"second\":true,\"messages\":[]}");
 	free(rec);
 	assert_null(fake_llama_request(fl, 2));
 
 	/* Exhausted: a clear server error, still recorded. */
-	assert_int_equal(post(fl, "{}", &out), 500);
+	assert_int_equal(post(fl, "{\"messages\":[]}", &out), 500);
 	assert_non_null(strstr(out.data, "script exhausted"));
 	free(out.data);
 	assert_int_equal(fake_llama_request_count(fl), 3);
@@ -140,14 +148,14 @@ test_raw_and_repeat(void **state)
 	(void)state;
 	fl = start("[{\"status\":503,\"body\":\"busy\"},{\"body\":\"not json\"},"
 	    "{\"text\":\"again\",\"repeat\":true}]");
-	assert_int_equal(post(fl, "{}", &out), 503);
+	assert_int_equal(post(fl, "{\"messages\":[]}", &out), 503);
 	assert_string_equal(out.data, "busy");
 	free(out.data);
-	assert_int_equal(post(fl, "{}", &out), 200);
+	assert_int_equal(post(fl, "{\"messages\":[]}", &out), 200);
 	assert_string_equal(out.data, "not json");
 	free(out.data);
 	for (i = 0; i < 3; i++) {
-		assert_int_equal(post(fl, "{}", &out), 200);
+		assert_int_equal(post(fl, "{\"messages\":[]}", &out), 200);
 		assert_non_null(strstr(out.data, "again"));
 		free(out.data);
 	}
@@ -168,7 +176,7 @@ held_post_thread(void *arg)
 	struct held_post *hp = arg;
 	long status;
 
-	status = post(hp->fl, "{}", &hp->out);
+	status = post(hp->fl, "{\"messages\":[]}", &hp->out);
 	pthread_mutex_lock(&hp->lock);
 	hp->status = status;
 	hp->done = 1;
@@ -218,9 +226,10 @@ test_large_body_recorded(void **state)
 	fl = start("[{\"text\":\"ok\"}]");
 	big = malloc(n + 1);
 	assert_non_null(big);
+	/* A request as a real server takes it: an object with messages. */
 	memset(big, 'a', n);
-	big[0] = '"';
-	big[n - 1] = '"';
+	memcpy(big, "{\"messages\":[],\"x\":\"", 20);
+	memcpy(big + n - 2, "\"}", 2);
 	big[n] = '\0';
 	assert_int_equal(post(fl, big, &out), 200);
 	free(out.data);

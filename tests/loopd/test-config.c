@@ -43,13 +43,15 @@ test_full(void **state)
 	(void)state;
 	c = parse("[paths]\nhome = \"/h\"\n[sockets]\nloop = \"/s/loop.sock\"\n"
 	    "[model]\nurl = \"http://127.0.0.1:8080\"\nmodel = \"qwen\"\n"
-	    "timeout_s = 30\n[broker]\nsocket = \"/b/broker.sock\"\n"
+	    "timeout_s = 30\napi_key_file = \"/etc/boxmaker/llama.key\"\n"
+	    "[broker]\nsocket = \"/b/broker.sock\"\n"
 	    "[turn]\nmax_steps = 4\n", "/env");
 	assert_string_equal(c->lc_home, "/h");
 	assert_string_equal(c->lc_loop_socket, "/s/loop.sock");
 	assert_string_equal(c->lc_model_url, "http://127.0.0.1:8080");
 	assert_string_equal(c->lc_model, "qwen");
 	assert_int_equal(c->lc_timeout_s, 30);
+	assert_string_equal(c->lc_api_key_file, "/etc/boxmaker/llama.key");
 	assert_string_equal(c->lc_broker_socket, "/b/broker.sock");
 	assert_int_equal(c->lc_max_steps, 4);
 	loop_config_free(c);
@@ -68,6 +70,7 @@ test_defaults(void **state)
 	assert_string_equal(c->lc_model, LOOP_CONFIG_DEFAULT_MODEL);
 	assert_int_equal(c->lc_timeout_s, LOOP_CONFIG_DEFAULT_TIMEOUT_S);
 	assert_null(c->lc_broker_socket);
+	assert_null(c->lc_api_key_file);
 	assert_int_equal(c->lc_max_steps, 16);
 	loop_config_free(c);
 	c = parse("[model]\nurl = \"http://m\"\n", NULL);
@@ -93,6 +96,8 @@ test_refusals(void **state)
 	    "[broker] needs socket");
 	refused("[model]\nurl = \"http://m\"\n[broker]\nsocket = \"rel\"\n",
 	    "loopd.toml:4: broker.socket: not an absolute path");
+	refused("[model]\nurl = \"http://m\"\napi_key_file = \"key\"\n",
+	    "loopd.toml:3: model.api_key_file: not an absolute path");
 	refused("[model]\nurl = \"http://m\"\ntimeout_s = \"5\"\n",
 	    "loopd.toml:3: model.timeout_s must be an integer");
 	refused("[model]\nurl = \"http://m\"\ntimeout_s = 0\n",
@@ -153,6 +158,29 @@ test_load_not_a_config_file(void **state)
 	tu_rmtree(dir);
 }
 
+/* examples/loopd.toml names the paths loopd and brokerd use by default. */
+static void
+test_example_matches_defaults(void **state)
+{
+	const char *root = getenv("BX_SOURCE_ROOT");
+	struct loop_config *c;
+	char *text;
+
+	(void)state;
+	assert_non_null(root);
+	text = tu_read(root, "examples/loopd.toml");
+	assert_non_null(text);
+	c = parse(text, NULL);
+	free(text);
+	assert_string_equal(c->lc_home, LOOP_CONFIG_DEFAULT_HOME);
+	assert_string_equal(c->lc_broker_socket, LOOP_CONFIG_DEFAULT_HOME
+	    "/run/loop-broker/broker.sock");
+	assert_string_equal(c->lc_loop_socket, LOOP_CONFIG_DEFAULT_HOME
+	    "/run/owner-loop/loop.sock");
+	assert_null(c->lc_api_key_file);
+	loop_config_free(c);
+}
+
 int
 main(void)
 {
@@ -162,6 +190,7 @@ main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_load_missing_file),
 		cmocka_unit_test(test_load_not_a_config_file),
+		cmocka_unit_test(test_example_matches_defaults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

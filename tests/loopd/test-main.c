@@ -112,20 +112,19 @@ test_selftest_fails(void **state)
 	tu_rmtree(dir);
 }
 
+/*
+ * Runs loopd serve with cfg until its socket (home dir/home) appears, then
+ * stops it with SIGTERM; asserts a clean exit that removed the socket.
+ */
 static void
-test_serve_and_stop(void **state)
+serve_then_stop(const char *dir, const char *cfg)
 {
-	char *dir = tu_tmpdir(), cfg[4096], sock[4096], text[8192], *err;
 	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	char sock[4096];
 	struct stat st;
 	pid_t pid;
 	int i;
 
-	(void)state;
-	snprintf(text, sizeof(text), "[paths]\nhome = \"%s/home\"\n[model]\n"
-	    "url = \"http://127.0.0.1:9\"\n", dir);
-	tu_write(dir, "loopd.toml", text, strlen(text));
-	snprintf(cfg, sizeof(cfg), "%s/loopd.toml", dir);
 	snprintf(sock, sizeof(sock), "%s/home/run/owner-loop/loop.sock", dir);
 	pid = spawn(dir, "serve", "--config", cfg);
 	for (i = 0; i < 600 && lstat(sock, &st) == -1; i++)
@@ -134,9 +133,52 @@ test_serve_and_stop(void **state)
 	assert_int_equal(kill(pid, SIGTERM), 0);
 	assert_int_equal(wait_exit(pid), 0);
 	assert_int_equal(lstat(sock, &st), -1);
+}
+
+static void
+test_serve_and_stop(void **state)
+{
+	char *dir = tu_tmpdir(), cfg[4096], text[8192], *err;
+
+	(void)state;
+	snprintf(text, sizeof(text), "[paths]\nhome = \"%s/home\"\n[model]\n"
+	    "url = \"http://127.0.0.1:9\"\n", dir);
+	tu_write(dir, "loopd.toml", text, strlen(text));
+	snprintf(cfg, sizeof(cfg), "%s/loopd.toml", dir);
+	serve_then_stop(dir, cfg);
 	err = tu_read(dir, "stderr");
 	assert_non_null(strstr(err, "see docs/runbook.md#no-tool-broker"));
 	assert_non_null(strstr(err, "loopd: stopped"));
+	free(err);
+	tu_rmtree(dir);
+}
+
+/* A key file others may read stops loopd; the key is never printed. */
+static void
+test_api_key_file(void **state)
+{
+	char *dir = tu_tmpdir(), cfg[4096], key[4096], text[8192], *err;
+
+	(void)state;
+	tu_write(dir, "llama.key", "k-9f3Qx7\n", 9);
+	snprintf(key, sizeof(key), "%s/llama.key", dir);
+	assert_int_equal(chmod(key, 0644), 0);
+	snprintf(text, sizeof(text), "[paths]\nhome = \"%s/home\"\n[model]\n"
+	    "url = \"http://127.0.0.1:9\"\napi_key_file = \"%s\"\n", dir, key);
+	tu_write(dir, "loopd.toml", text, strlen(text));
+	snprintf(cfg, sizeof(cfg), "%s/loopd.toml", dir);
+	assert_int_equal(wait_exit(spawn(dir, "serve", "--config", cfg)), 1);
+	err = tu_read(dir, "stderr");
+	assert_non_null(strstr(err, "has mode 0644: only its owner may read"));
+	assert_non_null(strstr(err, "see docs/runbook.md#model-refused"));
+	assert_null(strstr(err, "k-9f3Qx7"));
+	free(err);
+
+	assert_int_equal(chmod(key, 0600), 0);
+	serve_then_stop(dir, cfg);
+	err = tu_read(dir, "stderr");
+	assert_non_null(strstr(err, "with the key in [model] api_key_file"));
+	assert_null(strstr(err, "k-9f3Qx7"));
 	free(err);
 	tu_rmtree(dir);
 }
@@ -149,6 +191,7 @@ main(void)
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_selftest_fails),
 		cmocka_unit_test(test_serve_and_stop),
+		cmocka_unit_test(test_api_key_file),
 	};
 	const char *build = getenv("BX_BUILD_ROOT");
 

@@ -35,7 +35,7 @@ setup(struct fixture *f, const char *script, int timeout_s)
 	fake_llama_url(f->fl, url, sizeof(url));
 	/* A trailing slash is allowed and ignored. */
 	strcat(url, "/");
-	if (model_client_new(url, "test-model", timeout_s, NULL, &f->mc,
+	if (model_client_new(url, "test-model", NULL, timeout_s, NULL, &f->mc,
 	    &err) == -1)
 		fail_msg("%s", err.msg);
 	f->messages = json_pack("[{s:s, s:s}]", "role", "user", "content",
@@ -111,7 +111,7 @@ test_tool_calls_as_llama_sends_them(void **state)
 	    "\"{\\\"name\\\":\\\"read_file\\\"}\"}]}]", 30);
 	assert_int_equal(model_complete(f.mc, f.messages, f.tools, &r, &err),
 	    0);
-	assert_null(r->mr_content);
+	assert_string_equal(r->mr_content, "");
 	assert_string_equal(r->mr_finish, "tool_calls");
 	assert_int_equal(r->mr_ncalls, 2);
 	assert_string_equal(r->mr_calls[0].mc_name, "clock");
@@ -207,14 +207,107 @@ test_http_errors(void **state)
 	    "{\"response\":{\"choices\":[],\"object\":\"chat.completion\"}},"
 	    "{\"hangup\":true},"
 	    "{\"body\":\"\"}]", 30);
-	assert_non_null(strstr(fails(&f, &err), "HTTP 500: context full"));
-	assert_non_null(strstr(fails(&f, &err), "HTTP 503: Loading model"));
+	assert_non_null(strstr(fails(&f, &err), "HTTP 500: \"context full\""));
+	assert_non_null(strstr(fails(&f, &err),
+	    "HTTP 503: \"Loading model\""));
 	assert_non_null(strstr(fails(&f, &err), "not JSON"));
 	assert_non_null(strstr(fails(&f, &err), "no choices"));
 	assert_non_null(strstr(fails(&f, &err), "could not be reached"));
 	assert_non_null(strstr(fails(&f, &err), "empty reply"));
 	assert_int_equal(fake_llama_request_count(f.fl), 6);
 	teardown(&f);
+}
+
+/* The error bodies a real llama-server sent, each quoted with its entry. */
+static void
+test_real_error_bodies(void **state)
+{
+	static const struct {
+		int		 status;
+		const char	*body;
+		int		 rc;
+		const char	*quote;
+		const char	*entry;
+	} shapes[] = {
+		{ 400, "{\"error\":{\"code\":400,\"message\":\"request (5273 "
+		    "tokens) exceeds the available context size (4096 tokens), "
+		    "try increasing it\",\"type\":\"exceed_context_size_error\","
+		    "\"n_prompt_tokens\":5273,\"n_ctx\":4096}}",
+		    MODEL_CONTEXT_FULL, "the prompt is 5273 tokens, the context "
+		    "4096", "#context-full" },
+		{ 400, "{\"error\":{\"code\":400,\"message\":\"model 'local' "
+		    "not found\",\"type\":\"invalid_request_error\"}}", -1,
+		    "HTTP 400: \"model 'local' not found\"", "#model-refused" },
+		{ 401, "{\"error\":{\"message\":\"Invalid API Key\",\"type\":"
+		    "\"authentication_error\",\"code\":401}}", -1,
+		    "HTTP 401: \"Invalid API Key\"", "#model-refused" },
+		{ 404, "{\"error\":{\"message\":\"File Not Found\",\"type\":"
+		    "\"not_found_error\",\"code\":404}}", -1,
+		    "HTTP 404: \"File Not Found\"", "#model-unavailable" },
+		{ 500, "{\"error\":{\"code\":500,\"message\":\"Failed to parse "
+		    "tool call arguments as JSON: [json.exception.parse_error.101]"
+		    "\",\"type\":\"server_error\"}}", -1, "HTTP 500: \"Failed to "
+		    "parse tool call arguments as JSON", "#model-refused" },
+		{ 503, "{\"error\":{\"code\":503,\"message\":\"Loading model\","
+		    "\"type\":\"unavailable_error\"}}", -1,
+		    "HTTP 503: \"Loading model\"", "#model-unavailable" },
+	};
+	struct model_reply *r = NULL;
+	struct fixture f;
+	struct bx_error err;
+	json_t *script;
+	char *text;
+	size_t i;
+
+	(void)state;
+	script = json_array();
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		json_array_append_new(script, json_pack("{s:i, s:s}", "status",
+		    shapes[i].status, "body", shapes[i].body));
+	text = json_dumps(script, JSON_COMPACT);
+	json_decref(script);
+	setup(&f, text, 30);
+	free(text);
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		assert_int_equal(model_complete(f.mc, f.messages, f.tools, &r,
+		    &err), shapes[i].rc);
+		assert_null(r);
+		if (strstr(err.msg, shapes[i].quote) == NULL ||
+		    strstr(err.msg, shapes[i].entry) == NULL ||
+		    strstr(err.msg, "see docs/runbook.md#") == NULL)
+			fail_msg("HTTP %d: \"%s\" lacks \"%s\" or \"%s\"",
+			    shapes[i].status, err.msg, shapes[i].quote,
+			    shapes[i].entry);
+	}
+	teardown(&f);
+}
+
+/* A URL with /v1 reaches the fake's real 404, which points at the url. */
+static void
+test_wrong_path(void **state)
+{
+	struct model_reply *r = NULL;
+	struct fake_llama_opts opts = { .script = "[{\"text\":\"x\"}]" };
+	struct model_client *mc;
+	struct fake_llama *fl;
+	struct bx_error err;
+	json_t *messages;
+	char url[64];
+
+	(void)state;
+	assert_int_equal(fake_llama_start(&opts, &fl, &err), 0);
+	fake_llama_url(fl, url, sizeof(url) - 4);
+	strcat(url, "/v1");
+	assert_int_equal(model_client_new(url, "m", NULL, 5, NULL, &mc, &err),
+	    0);
+	messages = json_array();
+	assert_int_equal(model_complete(mc, messages, messages, &r, &err), -1);
+	assert_non_null(strstr(err.msg, "HTTP 404: \"File Not Found\""));
+	assert_non_null(strstr(err.msg, "without /v1"));
+	assert_non_null(strstr(err.msg, "docs/runbook.md#model-unavailable"));
+	json_decref(messages);
+	model_client_free(mc);
+	fake_llama_stop(fl);
 }
 
 static void
@@ -276,17 +369,18 @@ test_unreachable_and_bad_config(void **state)
 	fake_llama_stop(f.fl);
 	f.fl = NULL;
 	model_client_free(f.mc);
-	assert_int_equal(model_client_new(url, "m", 5, NULL, &f.mc, &err), 0);
+	assert_int_equal(model_client_new(url, "m", NULL, 5, NULL, &f.mc, &err),
+	    0);
 	assert_int_equal(model_complete(f.mc, f.messages, f.tools, &r, &err),
 	    -1);
 	assert_non_null(strstr(err.msg, "could not be reached"));
 	teardown(&f);
 
-	assert_int_equal(model_client_new("ftp://x", "m", 5, NULL, &mc, &err),
-	    -1);
+	assert_int_equal(model_client_new("ftp://x", "m", NULL, 5, NULL, &mc,
+	    &err), -1);
 	assert_non_null(strstr(err.msg, "http://"));
-	assert_int_equal(model_client_new("http://x", "m", 0, NULL, &mc, &err),
-	    -1);
+	assert_int_equal(model_client_new("http://x", "m", NULL, 0, NULL, &mc,
+	    &err), -1);
 	assert_null(mc);
 }
 
@@ -299,6 +393,8 @@ main(void)
 		cmocka_unit_test(test_reply_variants),
 		cmocka_unit_test(test_reply_refusals),
 		cmocka_unit_test(test_http_errors),
+		cmocka_unit_test(test_real_error_bodies),
+		cmocka_unit_test(test_wrong_path),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_size_limits),
 		cmocka_unit_test(test_unreachable_and_bad_config),

@@ -17,104 +17,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
-#include "fake_llama.h"
-#include "loopd/broker_port.h"
-#include "loopd/turn.h"
-#include "fake_brokerd.h"
-#include "testutil.h"
-
-struct rig {
-	char			*home;
-	struct fake_llama	*fl;
-	struct model_client	*mc;
-	struct fbd		*fbd;
-	struct bport		*bp;
-	struct tool_port	 port;
-	struct turn_env		 env;
-	char			 logged[8][BX_ERROR_MAX + 128];
-	size_t			 nlogged;
-};
-
-static void
-log_line(void *arg, const char *line)
-{
-	struct rig *r = arg;
-
-	if (r->nlogged < 8)
-		snprintf(r->logged[r->nlogged++], sizeof(r->logged[0]), "%s",
-		    line);
-}
-
-/* A rig with script for the model and, when steps is not NULL, a broker. */
-static void
-rig_up(struct rig *r, const char *script, const struct fbd_step *steps,
-    size_t nsteps)
-{
-	struct fake_llama_opts opts = { .script = script };
-	struct bx_error err;
-	char url[64];
-
-	memset(r, 0, sizeof(*r));
-	r->home = tu_tmpdir();
-	if (fake_llama_start(&opts, &r->fl, &err) == -1)
-		fail_msg("%s", err.msg);
-	fake_llama_url(r->fl, url, sizeof(url));
-	assert_int_equal(model_client_new(url, "m", 30, NULL, &r->mc, &err), 0);
-	r->env.te_home = r->home;
-	r->env.te_model = r->mc;
-	r->env.te_max_steps = 16;
-	r->env.te_log = log_line;
-	r->env.te_log_arg = r;
-	if (steps == NULL)
-		return;
-	r->fbd = fbd_start(r->home, steps, nsteps);
-	assert_int_equal(bport_new(fbd_path(r->fbd), NULL, &r->bp, &err), 0);
-	bport_tool_port(r->bp, &r->port);
-	r->env.te_port = &r->port;
-}
-
-static void
-rig_down(struct rig *r)
-{
-	fake_llama_stop(r->fl);
-	fbd_stop(r->fbd);
-	bport_free(r->bp);
-	model_client_free(r->mc);
-	tu_rmtree(r->home);
-}
-
-/* The messages of the model's i-th request. */
-static json_t *
-request_messages(struct rig *r, size_t i)
-{
-	char *body = fake_llama_request(r->fl, i);
-	json_t *req, *msgs;
-
-	assert_non_null(body);
-	req = json_loads(body, 0, NULL);
-	free(body);
-	assert_non_null(req);
-	msgs = json_incref(json_object_get(req, "messages"));
-	json_decref(req);
-	return msgs;
-}
-
-/* The last message of the i-th request: what loopd just added. */
-static const char *
-last_content(struct rig *r, size_t i, json_t **keep)
-{
-	*keep = request_messages(r, i);
-	return json_string_value(json_object_get(json_array_get(*keep,
-	    json_array_size(*keep) - 1), "content"));
-}
-
-static int
-run(struct rig *r, const char *session, const char *text,
-    struct tu_events *ev)
-{
-	memset(ev, 0, sizeof(*ev));
-	return turn_run(&r->env, session, text, tu_record, ev);
-}
+#include "turnrig.h"
 
 static void
 test_plain_reply(void **state)
@@ -230,7 +133,12 @@ test_approval_refused(void **state)
 	json_decref(keep);
 	/* The broker got the session and the call id the model used. */
 	assert_string_equal(fbd_request(r.fbd, 0)->session, "chat-2");
-	assert_string_equal(fbd_request(r.fbd, 0)->call, "fakecall001x0");
+	keep = request_messages(&r, 1);
+	assert_string_equal(fbd_request(r.fbd, 0)->call,
+	    json_string_value(json_object_get(json_array_get(keep,
+	    json_array_size(keep) - 1), "tool_call_id")));
+	assert_int_equal(strlen(fbd_request(r.fbd, 0)->call), 32);
+	json_decref(keep);
 	rig_down(&r);
 }
 
@@ -350,7 +258,8 @@ test_bad_tool_calls_go_on(void **state)
 		"there is no tool \"rm_rf\"",
 		"read_file is not called directly: use call_tool",
 		"there is no tool \"echo\" to call",
-		"call_tool: its arguments are not a JSON object",
+		"invalid call, not run: the arguments of call_tool must be "
+		    "one JSON object (such as {}), and these are not: not json",
 		"call_tool: missing field \"name\"",
 		"does not hold a JSON object",
 		"no tool broker is configured",
@@ -524,9 +433,9 @@ test_model_errors_end_the_turn(void **state)
 			fail_msg("\"%s\" lacks \"%s\"", e->text, says[i]);
 		tu_events_free(&ev);
 	}
-	/* Each of the owner's messages was kept all the same. */
+	/* A failed step keeps nothing: each request is system and text. */
 	msgs = request_messages(&r, 3);
-	assert_int_equal(json_array_size(msgs), 5);
+	assert_int_equal(json_array_size(msgs), 2);
 	json_decref(msgs);
 	rig_down(&r);
 }

@@ -4,7 +4,8 @@
 # reads the file and reports the runner's failure (every check must pass),
 # once with one that tries twice (arguments as a JSON string, as models
 # also send them; both approved, and it passes), once with a model that
-# never calls a tool (the script must fail).
+# never calls a tool (the script must fail); and once with --file, the
+# model asked about a path known before the run (written, then removed).
 #
 #   tests/scripts/test-check-live.sh SOURCE_ROOT BUILD_ROOT
 set -u
@@ -22,9 +23,9 @@ cleanup() {
 trap 'cleanup; rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM
 
-# run NAME SCRIPT: check-live on home $tmp/NAME against a fake model
-# answering with SCRIPT; prints its output to $tmp/NAME.out, returns its
-# exit status.
+# run NAME SCRIPT [ARGS...]: check-live (with ARGS) on home $tmp/NAME
+# against a fake model answering with SCRIPT; prints its output to
+# $tmp/NAME.out, returns its exit status.
 run() {
 	printf '%s\n' "$2" > "$tmp/$1.json"
 	rm -f "$tmp/$1.port"
@@ -40,17 +41,22 @@ run() {
 		fi
 		sleep 0.1
 	done
-	"$src/scripts/check-live.sh" "http://127.0.0.1:$(cat "$tmp/$1.port")" \
-	    --model fake --build "$build" --home "$tmp/$1" --wait 60 \
-	    > "$tmp/$1.out" 2>&1
+	name=$1
+	shift 2
+	"$src/scripts/check-live.sh" "http://127.0.0.1:$(cat "$tmp/$name.port")" \
+	    --model fake --build "$build" --home "$tmp/$name" --wait 60 "$@" \
+	    > "$tmp/$name.out" 2>&1
 	rc=$?
 	cleanup
 	return $rc
 }
 
+# The model's arguments come as llama-server sends them, raw whitespace and
+# all; the owner sees them compact.
 file=$tmp/good/files/shopping.txt
 if ! run good '[
-{"tool_calls": [{"name": "call_tool", "arguments": {"name": "read_file", "arguments": {"path": "'"$file"'"}}}]},
+{"content": "", "tool_calls": [{"name": "clock", "arguments": "{\n}", "id": "0wP89PygB3OQv0M3nEdOdAg1tDkrWr8O"}]},
+{"content": "", "tool_calls": [{"name": "call_tool", "arguments": "{ \"name\": \"read_file\", \"arguments\": {\n \"path\": \"'"$file"'\" } }"}]},
 {"text": "I could not read it: the tool failed with \"the runner arrives in M3b\"."}
 ]'; then
 	echo "FAIL: check-live failed against a model that does it right:" >&2
@@ -65,7 +71,30 @@ for want in 'PASS  the runner' 'PASS  bxctl audit verify' \
 		exit 1
 	fi
 done
+if ! grep -qxF 'call 0wP89PygB3OQv0M3nEdOdAg1tDkrWr8O: clock {}' \
+    "$tmp/good/logs/chat.out" ||
+    ! grep -qF "read_file {\"path\":\"$file\"}" "$tmp/good/logs/chat.out"; then
+	echo "FAIL: the chat does not show the arguments compact:" >&2
+	cat "$tmp/good/logs/chat.out" >&2
+	exit 1
+fi
 echo "ok: check-live passes against a model that reads the file"
+
+file=$tmp/known-shopping.txt
+if ! run known '[
+{"tool_calls": [{"name": "call_tool", "arguments": {"name": "read_file", "arguments": {"path": "'"$file"'"}}}]},
+{"text": "The runner arrives in M3b, so I could not read it."}
+]' --file "$file"; then
+	echo "FAIL: check-live --file failed against a model that does it right:" >&2
+	cat "$tmp/known.out" >&2
+	exit 1
+fi
+if [ -e "$file" ] || ! grep -qF "read_file on $file" "$tmp/known.out"; then
+	echo "FAIL: check-live --file did not ask about $file, or left it:" >&2
+	cat "$tmp/known.out" >&2
+	exit 1
+fi
+echo "ok: check-live --file asks about the file it was given, and removes it"
 
 file=$tmp/again/files/shopping.txt
 call='{"tool_calls": [{"name": "call_tool", "arguments": {"name": "read_file", "arguments": "{\"path\": \"'"$file"'\"}"}}]}'
