@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -226,7 +227,23 @@ kill_proxy(void *ctx)
 	(void)kill(*(pid_t *)ctx, SIGKILL);
 }
 
-/* SIGTERM, then SIGKILL past EGRESS_STOP_MS; true if it had ended itself. */
+/* Whether the proxy has exited already (it is left for the reaper). */
+static bool
+exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) ==
+	    0 && si.si_pid == pid;
+}
+
+/*
+ * SIGTERM, then SIGKILL past EGRESS_STOP_MS. True if the proxy is broken:
+ * it had ended before it was told to, or it failed as it stopped. A proxy
+ * that had to be killed (it sat in a stalled lookup, which blocks
+ * SIGTERM) is not broken: the call ended as its sandbox did.
+ */
 static bool
 stop(struct egress_call *e, struct egress_report *r)
 {
@@ -235,23 +252,28 @@ stop(struct egress_call *e, struct egress_report *r)
 	struct exec_hooks hooks = { kill_proxy, &pid };
 	struct exec_outcome o;
 	struct bx_error err;
+	bool ended_itself, killed;
 	int st;
 
 	e->ec_running = false;
 	/* exec_supervise times from ec_started_ms: the stop starts now. */
 	e->ec_child.ec_started_ms = bx_clock_mono_ms();
+	ended_itself = exited(pid);
 	(void)kill(pid, SIGTERM);
 	if (exec_supervise(&e->ec_child, &lim, &hooks, &o, &err) == -1) {
 		snprintf(r->er_words, sizeof(r->er_words), "%s", err.msg);
 		return true;
 	}
 	st = o.eo_wait_status;
+	killed = o.eo_end == EXEC_TIMED_OUT;
 	snprintf(r->er_words, sizeof(r->er_words), "%.*s",
 	    (int)strcspn(o.eo_err != NULL ? o.eo_err : "", "\n"),
 	    o.eo_err != NULL ? o.eo_err : "");
 	exec_outcome_clear(&o);
+	if (ended_itself)
+		return true;
 	if (WIFSIGNALED(st))
-		return WTERMSIG(st) != SIGTERM;
+		return WTERMSIG(st) != SIGTERM && !killed;
 	return WEXITSTATUS(st) != 0;
 }
 
