@@ -5,8 +5,11 @@
  * https only, at most FETCH_REDIRECTS redirects, each one through the
  * proxy too. bxtool passes the body on to its stdout, at most N bytes:
  * past them it kills curl and says truncated. The final response's status
- * comes from the header dump, which curl writes before any body byte, so
- * it is known for a cut body too.
+ * is curl's own (--write-out, on stderr, where no server byte goes) when
+ * curl finishes; for a cut body, which curl never finishes, it comes from
+ * the header dump, which curl writes before any body byte: there only a
+ * line that starts a header block counts, so a header or trailer that
+ * reads like a status line is not one.
  *
  * curl's stderr is kept for its one error line, which becomes the failed
  * message ("curl: (97) ..."); brokerd adds the proxy's own reason.
@@ -36,6 +39,8 @@
 #define FETCH_CHUNK		65536
 /* The start of a header line, enough for "HTTP/1.1 200 ". */
 #define FETCH_HEAD_MAX		32
+/* curl's --write-out line on its stderr: the marker, then the code. */
+#define FETCH_CODE_MARK		"bxtool-curl-code: "
 #define EXIT_CANNOT_RUN		127
 
 struct fetch_run {
@@ -59,7 +64,9 @@ child(const struct bxt_args *a, int nullfd, int out, int err)
 		"--proxy", proxy, "--proto", "=https", "--proto-redir",
 		"=https", "--location", "--max-redirs", FETCH_REDIRECTS,
 		"--cacert", (char *)a->a_cacert, "--dump-header",
-		FETCH_HEADERS, "--user-agent", "boxmaker-http_fetch",
+		FETCH_HEADERS, "--write-out",
+		"%{stderr}\n" FETCH_CODE_MARK "%{response_code}\n",
+		"--user-agent", "boxmaker-http_fetch",
 		"--url", (char *)a->a_path, NULL,
 	};
 
@@ -155,6 +162,16 @@ pump(struct fetch_run *r)
 		close(r->err);
 }
 
+/* Three digits from 100 to 599 and the end of the line, or 0. */
+static int
+status_of_code(const char *s)
+{
+	if (s[0] < '1' || s[0] > '5' || s[1] < '0' || s[1] > '9' ||
+	    s[2] < '0' || s[2] > '9' || (s[3] != '\n' && s[3] != '\0'))
+		return 0;
+	return (s[0] - '0') * 100 + (s[1] - '0') * 10 + (s[2] - '0');
+}
+
 /* The status of a line "HTTP/<version> NNN ...", or 0. */
 static int
 status_of(const char *line)
@@ -170,7 +187,11 @@ status_of(const char *line)
 	return (sp[1] - '0') * 100 + (sp[2] - '0') * 10 + (sp[3] - '0');
 }
 
-/* The last response's status in curl's header dump, or 0. */
+/*
+ * The last response's status in curl's header dump, or 0: a status line
+ * counts only where a header block starts, at the top of the dump or
+ * after the empty line that ends the block before it.
+ */
 static int
 final_status(void)
 {
@@ -178,6 +199,7 @@ final_status(void)
 	char head[FETCH_HEAD_MAX + 1];
 	size_t hlen = 0, i;
 	int fd, code = 0, c;
+	bool block_start = true;
 	ssize_t n;
 
 	if ((fd = open(FETCH_HEADERS, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) ==
@@ -195,12 +217,40 @@ final_status(void)
 				continue;
 			}
 			head[hlen] = '\0';
-			if ((c = status_of(head)) != 0)
+			if (block_start && (c = status_of(head)) != 0)
 				code = c;
+			block_start = hlen == 0 ||
+			    (hlen == 1 && head[0] == '\r');
 			hlen = 0;
 		}
 	}
 	close(fd);
+	return code;
+}
+
+/*
+ * The code of curl's --write-out line (the last), which is taken out of
+ * the stderr kept, so that what is left is curl's own words; 0 without
+ * one.
+ */
+static int
+curl_code(struct fetch_run *r)
+{
+	char *mark, *found = NULL, *end, *stop;
+	int code;
+
+	r->errbuf[r->errlen] = '\0';
+	stop = r->errbuf + r->errlen;
+	for (mark = r->errbuf; (mark = strstr(mark, "\n" FETCH_CODE_MARK)) !=
+	    NULL; mark++)
+		found = mark;
+	if (found == NULL)
+		return 0;
+	code = status_of_code(found + 1 + strlen(FETCH_CODE_MARK));
+	end = strchr(found + 1, '\n');
+	end = end != NULL ? end + 1 : stop;
+	memmove(found, end, (size_t)(stop - end) + 1);
+	r->errlen -= (size_t)(end - found);
 	return code;
 }
 
@@ -226,7 +276,7 @@ fail_with_curl(struct fetch_run *r, int status, struct bxt_outcome *out)
 static void
 conclude(struct fetch_run *r, int status, struct bxt_outcome *out)
 {
-	int code;
+	int code, curls = curl_code(r);
 
 	if (r->lost_reader) {
 		bxt_fail(out, "cannot pass the body on: %s", strerror(EPIPE));
@@ -236,7 +286,8 @@ conclude(struct fetch_run *r, int status, struct bxt_outcome *out)
 		fail_with_curl(r, status, out);
 		return;
 	}
-	if ((code = final_status()) == 0) {
+	code = r->truncated ? final_status() : curls;
+	if (code == 0) {
 		bxt_fail(out, "curl gave no HTTP status");
 		return;
 	}

@@ -27,6 +27,8 @@
  *   /forever                   200, lines of 'a' with no Content-Length
  *   /silent                    no answer until the client closes
  *   /slowloris                 a status line, then a header byte a second
+ *   /forged                    404 "forged" (chunked) with a header and a
+ *                              trailer that each look like "HTTP/1.1 200"
  *   anything else              404 "not found\n"; a head that is not
  *                              HTTP/1.x or over 16 KiB: 400 "bad request\n"
  */
@@ -276,6 +278,22 @@ send_forever(SSL *ssl, struct request *rq)
 	return -1;
 }
 
+/*
+ * A 404 whose head and trailer each hold a line that reads as a 200
+ * status line, as a hostile server would send to pass its error off as a
+ * page.
+ */
+static int
+send_forged(SSL *ssl)
+{
+	static const char response[] = "HTTP/1.1 404 Not Found\r\n"
+	    "HTTP/1.1 200 OK: x\r\nContent-Type: text/plain\r\n"
+	    "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+	    "6\r\nforged\r\n0\r\nHTTP/1.1 200 OK: y\r\n\r\n";
+
+	return tls_write(ssl, response, sizeof(response) - 1);
+}
+
 /* A status line, then one byte of a header a second, never finishing. */
 static int
 send_slowloris(SSL *ssl)
@@ -381,6 +399,8 @@ route(SSL *ssl, struct request *rq)
 		return stay_silent(ssl);
 	if (strcmp(r, "/slowloris") == 0)
 		return send_slowloris(ssl);
+	if (strcmp(r, "/forged") == 0)
+		return send_forged(ssl);
 	return -2;
 }
 

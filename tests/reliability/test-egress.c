@@ -389,6 +389,10 @@ test_status_and_text(void **state)
 	out = fetch(f, "https://good.test/latin1");
 	expect_failed(f, out, "not UTF-8 text");
 	free(out);
+	/* Lines in the head and trailer that read as "200" change nothing. */
+	out = fetch(f, "https://good.test/forged");
+	expect_failed(f, out, "HTTP 404: forged");
+	free(out);
 	done(f);
 }
 
