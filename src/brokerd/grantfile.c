@@ -13,7 +13,6 @@
 #include "brokerd/args.h"
 #include "brokerd/grantfile.h"
 #include "proto/hostname.h"
-#include "proto/sha256.h"
 #include "toml/toml.h"
 
 #define SUFFIX		".toml"
@@ -72,6 +71,7 @@ grant_clear(struct grant *g)
 		free(g->g_hosts[i]);
 	free(g->g_paths);
 	free(g->g_hosts);
+	free(g->g_bytes);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -415,12 +415,6 @@ grantfile_decode(const char *file, const char *buf, size_t len,
 		decode_doc(&d);
 	}
 	toml_doc_free(doc);
-	if (!d.d_oom && d.d_problems == 0) {
-		if (bx_sha256(buf, len, &d.d_grant.g_sha256, err) == -1) {
-			grant_clear(&d.d_grant);
-			return -1;
-		}
-	}
 	if (d.d_oom) {
 		grant_clear(&d.d_grant);
 		return bx_fail(err, "%s: out of memory", file);

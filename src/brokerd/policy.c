@@ -112,7 +112,9 @@ take_grant(struct decision *d, const struct grant *g, const char *path,
 	d->d_result_class = g->g_result_class;
 	d->d_untrusted = g->g_untrusted;
 	d->d_expires = g->g_expires;
-	d->d_sha256 = g->g_sha256;
+	/* The one grant file hashed: the bytes this decision was made on. */
+	if (grant_sha256(g, &d->d_sha256, err) == -1)
+		return -1;
 	if (path != NULL && (d->d_matched_path = strdup(path)) == NULL)
 		return bx_fail(err, "out of memory");
 	if (copy_list(g->g_paths, g->g_npaths, &d->d_paths, err) == -1)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,11 +26,52 @@ int	__real_bx_sha256(const void *, size_t, struct bx_hash *,
 int	__wrap_bx_sha256(const void *, size_t, struct bx_hash *,
 	    struct bx_error *);
 
+/* The hashes taken since hashed_reset(), in order. */
+#define HASHED_MAX	64
+static pthread_mutex_t hashed_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct bx_hash hashed[HASHED_MAX];
+static size_t nhashed;
+
 int
 __wrap_bx_sha256(const void *buf, size_t len, struct bx_hash *ret,
     struct bx_error *err)
 {
-	return __real_bx_sha256(buf, len, ret, err);
+	struct bx_hash h;
+
+	if (__real_bx_sha256(buf, len, &h, err) == -1)
+		return -1;
+	pthread_mutex_lock(&hashed_lock);
+	if (nhashed < HASHED_MAX)
+		hashed[nhashed++] = h;
+	pthread_mutex_unlock(&hashed_lock);
+	*ret = h;
+	return 0;
+}
+
+static void
+hashed_reset(void)
+{
+	pthread_mutex_lock(&hashed_lock);
+	nhashed = 0;
+	pthread_mutex_unlock(&hashed_lock);
+}
+
+/* How many of the hashes taken since hashed_reset() were of text. */
+static int
+hashed_times(const char *text)
+{
+	struct bx_hash h;
+	struct bx_error err;
+	size_t i;
+	int n = 0;
+
+	assert_int_equal(__real_bx_sha256(text, strlen(text), &h, &err), 0);
+	pthread_mutex_lock(&hashed_lock);
+	assert_true(nhashed < HASHED_MAX);
+	for (i = 0; i < nhashed; i++)
+		n += bx_hash_equal(&hashed[i], &h);
+	pthread_mutex_unlock(&hashed_lock);
+	return n;
 }
 
 static int
@@ -137,6 +179,111 @@ test_first_raise_creates_the_file(void **state)
 	assert_false(bfix_state(f, "s2").untrusted);
 }
 
+#define NGRANTS	10
+
+/*
+ * grants/<id>.toml with text, written whole; ten of them: g0 allows
+ * read_file under /notes, the others cover other directories.
+ */
+static void
+write_grant(struct bfix *f, const char *id, const char *text)
+{
+	char path[4096];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s.toml", f->grants, id);
+	assert_non_null(fp = fopen(path, "w"));
+	assert_int_equal(fputs(text, fp) >= 0, 1);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void
+grant_text(char *buf, size_t len, int i, const char *tail)
+{
+	snprintf(buf, len, "tool = \"read_file\"\nmode = \"auto\"\n"
+	    "max_taint = \"secret\"\nresult_class = \"private\"\n"
+	    "expires = \"2099-01-01T00:00:00.000Z\"\n\n[constraints]\n"
+	    "paths = [\"/%s%d\"]\n%s", i == 0 ? "notes" : "other", i, tail);
+}
+
+/* The last Decision record's grant_sha256 must be text's hash. */
+static void
+expect_recorded_hash(struct bfix *f, const char *text)
+{
+	struct bx_audit_record *r;
+	struct bx_hash want;
+	struct bx_error err;
+	size_t n, i;
+
+	assert_int_equal(__real_bx_sha256(text, strlen(text), &want, &err), 0);
+	n = bfix_records(f, &r);
+	for (i = n; i > 0 && r[i - 1].event.type != BX_AUDIT_DECISION; i--)
+		;
+	assert_true(i > 0);
+	assert_true(r[i - 1].event.decision.has_grant_sha256);
+	assert_true(bx_hash_equal(&r[i - 1].event.decision.grant_sha256,
+	    &want));
+	bfix_records_free(r, n);
+}
+
+/*
+ * Of ten grant files read for the call, only the matched one is hashed,
+ * once, and the Decision record holds that hash. A same-size rewrite of
+ * it, in the same timestamp tick, is what the next call hashes: the file
+ * is read afresh and the hash is of the bytes decided on.
+ */
+static void
+test_only_the_matched_grant_is_hashed(void **state)
+{
+	struct bfix *f = *state;
+	char texts[NGRANTS][512], id[16], again[512];
+	int i;
+
+	for (i = 0; i < NGRANTS; i++) {
+		grant_text(texts[i], sizeof(texts[i]), i, "# v1\n");
+		snprintf(id, sizeof(id), "g%d", i);
+		write_grant(f, id, texts[i]);
+	}
+	hashed_reset();
+	read_ok(f, "s1", "c1", "/notes0/a");
+	assert_int_equal(hashed_times(texts[0]), 1);
+	for (i = 1; i < NGRANTS; i++)
+		assert_int_equal(hashed_times(texts[i]), 0);
+	expect_recorded_hash(f, texts[0]);
+
+	grant_text(again, sizeof(again), 0, "# v2\n");
+	assert_int_equal(strlen(again), strlen(texts[0]));
+	write_grant(f, "g0", again);
+	hashed_reset();
+	read_ok(f, "s1", "c2", "/notes0/b");
+	assert_int_equal(hashed_times(again), 1);
+	assert_int_equal(hashed_times(texts[0]), 0);
+	expect_recorded_hash(f, again);
+}
+
+/* A denial with no grant hashes no grant file at all. */
+static void
+test_a_denial_hashes_no_grant(void **state)
+{
+	struct bfix *f = *state;
+	char texts[NGRANTS][512], id[16];
+	struct bpeer p;
+	int i;
+
+	for (i = 0; i < NGRANTS; i++) {
+		grant_text(texts[i], sizeof(texts[i]), i, "");
+		snprintf(id, sizeof(id), "g%d", i);
+		write_grant(f, id, texts[i]);
+	}
+	hashed_reset();
+	bpeer_init(&p);
+	bfix_call(f, &p, "s1", "c1", "read_file", "{\"path\":\"/etc/x\"}");
+	assert_true(bpeer_saw(&p, "no_grant"));
+	bpeer_free(&p);
+	for (i = 0; i < NGRANTS; i++)
+		assert_int_equal(hashed_times(texts[i]), 0);
+}
+
 int
 main(void)
 {
@@ -144,6 +291,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_unchanged_state_is_not_rewritten),
 		T(test_first_raise_creates_the_file),
+		T(test_only_the_matched_grant_is_hashed),
+		T(test_a_denial_hashes_no_grant),
 	};
 #undef T
 
