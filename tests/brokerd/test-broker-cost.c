@@ -179,7 +179,8 @@ test_first_raise_creates_the_file(void **state)
 	assert_false(bfix_state(f, "s2").untrusted);
 }
 
-#define NGRANTS	10
+#define NGRANTS		10
+#define GRANT_TEXT_MAX	512
 
 /*
  * grants/<id>.toml with text, written whole; ten of them: g0 allows
@@ -206,6 +207,21 @@ grant_text(char *buf, size_t len, int i, const char *tail)
 	    "paths = [\"/%s%d\"]\n%s", i == 0 ? "notes" : "other", i, tail);
 }
 
+/* The ten grant files g0 to g9, each ending in tail; texts gets them. */
+static void
+write_grants(struct bfix *f, char texts[NGRANTS][GRANT_TEXT_MAX],
+    const char *tail)
+{
+	char id[16];
+	int i;
+
+	for (i = 0; i < NGRANTS; i++) {
+		grant_text(texts[i], GRANT_TEXT_MAX, i, tail);
+		snprintf(id, sizeof(id), "g%d", i);
+		write_grant(f, id, texts[i]);
+	}
+}
+
 /* The last Decision record's grant_sha256 must be text's hash. */
 static void
 expect_recorded_hash(struct bfix *f, const char *text)
@@ -229,21 +245,18 @@ expect_recorded_hash(struct bfix *f, const char *text)
 /*
  * Of ten grant files read for the call, only the matched one is hashed,
  * once, and the Decision record holds that hash. A same-size rewrite of
- * it, in the same timestamp tick, is what the next call hashes: the file
- * is read afresh and the hash is of the bytes decided on.
+ * it straight after (one that a size and mtime check could miss, within
+ * one timestamp tick) is what the next call hashes: the file is read
+ * afresh and the hash is of the bytes decided on.
  */
 static void
 test_only_the_matched_grant_is_hashed(void **state)
 {
 	struct bfix *f = *state;
-	char texts[NGRANTS][512], id[16], again[512];
+	char texts[NGRANTS][GRANT_TEXT_MAX], again[GRANT_TEXT_MAX];
 	int i;
 
-	for (i = 0; i < NGRANTS; i++) {
-		grant_text(texts[i], sizeof(texts[i]), i, "# v1\n");
-		snprintf(id, sizeof(id), "g%d", i);
-		write_grant(f, id, texts[i]);
-	}
+	write_grants(f, texts, "# v1\n");
 	hashed_reset();
 	read_ok(f, "s1", "c1", "/notes0/a");
 	assert_int_equal(hashed_times(texts[0]), 1);
@@ -266,15 +279,11 @@ static void
 test_a_denial_hashes_no_grant(void **state)
 {
 	struct bfix *f = *state;
-	char texts[NGRANTS][512], id[16];
+	char texts[NGRANTS][GRANT_TEXT_MAX];
 	struct bpeer p;
 	int i;
 
-	for (i = 0; i < NGRANTS; i++) {
-		grant_text(texts[i], sizeof(texts[i]), i, "");
-		snprintf(id, sizeof(id), "g%d", i);
-		write_grant(f, id, texts[i]);
-	}
+	write_grants(f, texts, "");
 	hashed_reset();
 	bpeer_init(&p);
 	bfix_call(f, &p, "s1", "c1", "read_file", "{\"path\":\"/etc/x\"}");
