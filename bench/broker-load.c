@@ -265,9 +265,13 @@ make_home(const char *dir, int n, struct daemon *d, char *config, size_t len)
 		return -1;
 	if ((f = fopen(config, "we")) == NULL)
 		return -1;
+	/*
+	 * M3a's refusing runtime: an allowed call is then the decision path
+	 * and its records alone (bench-runner-call times the sandboxes).
+	 */
 	fprintf(f, "[paths]\nhome = \"%s\"\ngrants = \"%s\"\n\n[sockets]\n"
-	    "broker = \"%s\"\nadmin = \"%s/admin.sock\"\n", d->d_home, grants,
-	    d->d_sock, d->d_home);
+	    "broker = \"%s\"\nadmin = \"%s/admin.sock\"\n\n[runner]\n"
+	    "kind = \"refuse\"\n", d->d_home, grants, d->d_sock, d->d_home);
 	return fclose(f);
 }
 

@@ -193,6 +193,23 @@ write_line(struct audit *a, const char *buf, size_t len, bool must,
 	return 0;
 }
 
+/*
+ * line (len bytes, a NUL after them) with a "\n" put before it. Only a
+ * repair leads with one, to end a torn line, so the move is rare.
+ */
+static char *
+lead_with_newline(char *line, size_t *len)
+{
+	char *p;
+
+	if ((p = realloc(line, *len + 2)) == NULL)
+		return NULL;
+	memmove(p + 1, p, *len + 1);
+	p[0] = '\n';
+	(*len)++;
+	return p;
+}
+
 static int
 put_record(struct audit *a, uint64_t seq, int64_t time,
     const struct bx_hash *prev, const struct bx_audit_event *ev,
@@ -200,38 +217,36 @@ put_record(struct audit *a, uint64_t seq, int64_t time,
 {
 	struct bx_audit_record rec = { 0 };
 	struct bx_hash h;
-	char *line = NULL, *buf = NULL;
-	size_t len, n = 0;
+	char *line = NULL, *p;
+	size_t len;
 	int rv = -1;
 
 	rec.seq = seq;
 	rec.time = time;
 	rec.prev = *prev;
 	rec.event = *ev;
-	if (bx_audit_record_encode(&rec, &line, &len, err) == -1 ||
-	    bx_sha256(line, len, &h, err) == -1) {
+	/* The line comes with its "\n", which the hash leaves out. */
+	if (bx_audit_record_encode_line(&rec, &line, &len, err) == -1 ||
+	    bx_sha256(line, len - 1, &h, err) == -1) {
 		bx_error_prefix(err, "audit: cannot encode the record");
 		goto out;
 	}
-	if ((buf = malloc(len + 2)) == NULL) {
-		bx_fail(err, "audit: out of memory; " UNAVAILABLE);
-		goto out;
+	if (lead_newline) {
+		if ((p = lead_with_newline(line, &len)) == NULL) {
+			bx_fail(err, "audit: out of memory; " UNAVAILABLE);
+			goto out;
+		}
+		line = p;
 	}
-	if (lead_newline)
-		buf[n++] = '\n';
-	memcpy(buf + n, line, len);
-	n += len;
-	buf[n++] = '\n';
-	if (write_line(a, buf, n, ev->type < BX_AUDIT_RECOVERY, sync,
+	if (write_line(a, line, len, ev->type < BX_AUDIT_RECOVERY, sync,
 	    err) == -1)
 		goto out;
-	a->a_good += (off_t)n;
+	a->a_good += (off_t)len;
 	a->a_head = h;
 	a->a_next_seq = seq + 1;
 	rv = 0;
 out:
 	free(line);
-	free(buf);
 	return rv;
 }
 

@@ -294,8 +294,8 @@ run_and_answer(struct call *c, const struct decision *d, bool approved,
 	if (rr.rr_status != RUN_UNAVAILABLE)
 		after = state_raise(after, decision_result_class(d),
 		    decision_untrusted(d));
-	stored = state_write(c->c_b->b_cfg.state, c->c_req->session, &after,
-	    &rerr) == 0;
+	stored = state_store_changed(c->c_b->b_cfg.state, c->c_req->session,
+	    &c->c_st, &after, &rerr) == 0;
 	if (!stored)
 		broker_log(c->c_b, "state: %s; the result of call %s is "
 		    "withheld; see docs/runbook.md#broker-state-damaged",

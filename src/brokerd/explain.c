@@ -258,7 +258,7 @@ json_grant(const struct decision *d, const struct grant *g)
 	char hex[BX_HASH_HEX_LEN + 1];
 	const char *path = decision_matched_path(d);
 
-	bx_hash_format(&g->g_sha256, hex);
+	bx_hash_format(decision_grant_sha256(d), hex);
 	return json_pack("{s:s, s:s, s:s, s:b, s:o, s:s, s:o, s:o, s:o}",
 	    "id", g->g_id, "mode", grant_mode_name(g->g_mode),
 	    "result_class", bx_class_name(g->g_result_class),

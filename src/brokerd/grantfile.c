@@ -13,7 +13,7 @@
 #include "brokerd/args.h"
 #include "brokerd/grantfile.h"
 #include "proto/hostname.h"
-#include "proto/sha256.h"
+#include "proto/strlist.h"
 #include "toml/toml.h"
 
 #define SUFFIX		".toml"
@@ -62,16 +62,11 @@ problem(struct decoder *d, int64_t line, const char *fmt, ...)
 void
 grant_clear(struct grant *g)
 {
-	size_t i;
-
 	if (g == NULL)
 		return;
-	for (i = 0; i < g->g_npaths; i++)
-		free(g->g_paths[i]);
-	for (i = 0; i < g->g_nhosts; i++)
-		free(g->g_hosts[i]);
 	free(g->g_paths);
 	free(g->g_hosts);
+	free(g->g_bytes);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -194,19 +189,21 @@ decode_untrusted(struct decoder *d, const struct toml_value *v)
 }
 
 /*
- * An array of strings into *ret (NULL ret: only checked), each passing
- * check (rules 7 and 8) when check is not NULL.
+ * An array of strings into *ret, one allocation (NULL ret: only checked),
+ * each passing check (rules 7 and 8) when check is not NULL. A problem in
+ * any entry leaves the list out: the file is invalid anyway.
  */
 static void
 decode_list(struct decoder *d, const char *field, const struct toml_value *v,
     int (*check)(const char *, size_t, struct bx_error *), const char *what,
     char ***ret, size_t *ret_len)
 {
+	const char *good[GRANTS_MAX_CONSTRAINTS];
 	const struct toml_array *a;
 	const struct toml_value *e;
 	struct bx_error err;
 	const char *s;
-	size_t i, n;
+	size_t i, n, ngood = 0;
 
 	if (toml_value_array(v, &a) == -1) {
 		problem(d, toml_value_line(v), "field \"%s\" must be an array "
@@ -219,10 +216,6 @@ decode_list(struct decoder *d, const char *field, const struct toml_value *v,
 		    "entries", field, GRANTS_MAX_CONSTRAINTS);
 		return;
 	}
-	if (ret != NULL && n > 0 && (*ret = calloc(n, sizeof(char *))) == NULL) {
-		d->d_oom = true;
-		return;
-	}
 	for (i = 0; i < n; i++) {
 		e = toml_array_at(a, i);
 		if ((s = string_of(d, field, e)) == NULL)
@@ -232,14 +225,18 @@ decode_list(struct decoder *d, const char *field, const struct toml_value *v,
 			    "valid %s: %s", field, s, what, err.msg);
 			continue;
 		}
-		if (ret == NULL)
-			continue;
-		if (((*ret)[*ret_len] = strdup(s)) == NULL) {
-			d->d_oom = true;
-			return;
-		}
-		(*ret_len)++;
+		good[ngood++] = s;
 	}
+	if (ret == NULL || ngood < n)
+		return;
+	free(*ret);
+	*ret = NULL;
+	*ret_len = 0;
+	if (bx_strlist_copy(good, ngood, ret, &err) == -1) {
+		d->d_oom = true;
+		return;
+	}
+	*ret_len = ngood;
 }
 
 static void
@@ -415,12 +412,6 @@ grantfile_decode(const char *file, const char *buf, size_t len,
 		decode_doc(&d);
 	}
 	toml_doc_free(doc);
-	if (!d.d_oom && d.d_problems == 0) {
-		if (bx_sha256(buf, len, &d.d_grant.g_sha256, err) == -1) {
-			grant_clear(&d.d_grant);
-			return -1;
-		}
-	}
 	if (d.d_oom) {
 		grant_clear(&d.d_grant);
 		return bx_fail(err, "%s: out of memory", file);

@@ -9,7 +9,8 @@
  * line the TOML parser gives, or 0 when there is none.
  *
  * Ownership: on success the strings and arrays in *ret are allocated and
- * belong to the caller, who releases them with grant_clear().
+ * belong to the caller, who releases them with grant_clear(). The decoder
+ * leaves g_bytes NULL: the caller hands the grant its bytes.
  */
 #ifndef BROKERD_GRANTFILE_H
 #define BROKERD_GRANTFILE_H

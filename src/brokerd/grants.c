@@ -134,9 +134,13 @@ sink_problem(void *ctx, int64_t line, const char *problem)
 	    NULL);
 }
 
-int
-grants_add_file(struct grants *g, const char *file, const char *buf,
-    size_t len, struct bx_error *err)
+/*
+ * Decodes buf (len bytes and a NUL, taken: a valid grant keeps it as its
+ * bytes, anything else frees it) into the set.
+ */
+static int
+add_file_taking(struct grants *g, const char *file, char *buf, size_t len,
+    struct bx_error *err)
 {
 	struct file_ctx fc = { g, file };
 	struct grantfile_sink sink = { sink_problem, &fc };
@@ -144,24 +148,54 @@ grants_add_file(struct grants *g, const char *file, const char *buf,
 	struct grant *p;
 	bool valid;
 	size_t cap;
+	int rc = -1;
 
-	if (g->gs_finished)
-		return bx_fail(err, "the grant set is already finished");
+	if (g->gs_finished) {
+		bx_fail(err, "the grant set is already finished");
+		goto out;
+	}
 	if (grantfile_decode(file, buf, len, &sink, &one, &valid, err) == -1)
-		return -1;
+		goto out;
+	rc = 0;
 	if (!valid)
-		return 0;
+		goto out;
 	if (g->gs_len == g->gs_cap) {
 		cap = g->gs_cap == 0 ? 16 : g->gs_cap * 2;
 		if ((p = reallocarray(g->gs_grants, cap, sizeof(*p))) == NULL) {
 			grant_clear(&one);
-			return bx_fail(err, "out of memory");
+			rc = bx_fail(err, "out of memory");
+			goto out;
 		}
 		g->gs_grants = p;
 		g->gs_cap = cap;
 	}
+	one.g_bytes = buf;
+	one.g_len = len;
+	buf = NULL;
 	g->gs_grants[g->gs_len++] = one;
-	return 0;
+out:
+	free(buf);
+	return rc;
+}
+
+int
+grants_add_file(struct grants *g, const char *file, const char *buf,
+    size_t len, struct bx_error *err)
+{
+	char *copy;
+
+	if ((copy = malloc(len + 1)) == NULL)
+		return bx_fail(err, "out of memory");
+	memcpy(copy, buf, len);
+	copy[len] = '\0';
+	return add_file_taking(g, file, copy, len, err);
+}
+
+int
+grant_sha256(const struct grant *gr, struct bx_hash *ret,
+    struct bx_error *err)
+{
+	return bx_sha256(gr->g_bytes, gr->g_len, ret, err);
 }
 
 static int
@@ -255,10 +289,8 @@ load_entry(struct grants *g, int dfd, const char *name, const char *file,
 	int rc;
 
 	rc = read_one(g, dfd, name, file, &buf, &len, err);
-	if (rc == 0) {
-		rc = grants_add_file(g, file, buf, len, err);
-		free(buf);
-	}
+	if (rc == 0)
+		rc = add_file_taking(g, file, buf, len, err);
 	return rc == -1 ? -1 : 0;
 }
 

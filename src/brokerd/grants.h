@@ -52,7 +52,12 @@ struct grant {
 	size_t		 g_npaths;
 	char		**g_hosts;
 	size_t		 g_nhosts;
-	struct bx_hash	 g_sha256;		/* of the file's bytes */
+	/*
+	 * The file's bytes as read and decoded, kept so that only the
+	 * matched grant is hashed, and of exactly what was decided on.
+	 */
+	char		*g_bytes;
+	size_t		 g_len;
 };
 
 /*
@@ -78,6 +83,10 @@ struct grants {
 
 const char	*grant_mode_name(enum grant_mode);
 
+/* The SHA-256 of the grant file's bytes, as the grant was read. */
+int		 grant_sha256(const struct grant *, struct bx_hash *ret,
+		    struct bx_error *err);
+
 /*
  * Reads the directory dir. Returns 0 with a finished set, valid or not
  * (see grants_valid()); an unreadable directory is a problem too. Returns
@@ -88,7 +97,8 @@ int	grants_load(const char *dir, struct grants **ret,
 
 /*
  * Building a set by hand, as grants_load() does: add each file's bytes
- * (file is its path, whose last component gives the id) or a problem
+ * (file is its path, whose last component gives the id; a valid grant
+ * keeps a copy of the bytes) or a problem
  * found without reading it, then finish, which sorts the set. Adding to a
  * finished set is an error. These return -1 only when memory runs out.
  */

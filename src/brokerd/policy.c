@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "brokerd/policy.h"
+#include "proto/strlist.h"
 
 struct decision {
 	struct bx_outcome	 d_outcome;
@@ -49,16 +50,6 @@ policy_verdict_name(enum policy_verdict v)
 	return v < POLICY_VERDICT_MAX ? verdict_names[v] : "?";
 }
 
-static void
-free_list(char **list, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(list[i]);
-	free(list);
-}
-
 void
 decision_free(struct decision *d)
 {
@@ -68,8 +59,8 @@ decision_free(struct decision *d)
 	free(d->d_arguments);
 	args_free(d->d_args);
 	free(d->d_matched_path);
-	free_list(d->d_paths, d->d_npaths);
-	free_list(d->d_hosts, d->d_nhosts);
+	free(d->d_paths);
+	free(d->d_hosts);
 	free(d->d_candidates);
 	free(d->d_candidate_ids);
 	free(d);
@@ -80,25 +71,6 @@ deny(struct decision *d, enum bx_deny reason)
 {
 	d->d_outcome.kind = BX_OUTCOME_DENIED;
 	d->d_outcome.reason = reason;
-}
-
-static int
-copy_list(char *const *from, size_t n, char ***ret, struct bx_error *err)
-{
-	char **list;
-	size_t i;
-
-	if (n == 0)
-		return 0;
-	if ((list = calloc(n, sizeof(*list))) == NULL)
-		return bx_fail(err, "out of memory");
-	for (i = 0; i < n; i++)
-		if ((list[i] = strdup(from[i])) == NULL) {
-			free_list(list, i);
-			return bx_fail(err, "out of memory");
-		}
-	*ret = list;
-	return 0;
 }
 
 /* Copies the winning grant into d. */
@@ -112,13 +84,17 @@ take_grant(struct decision *d, const struct grant *g, const char *path,
 	d->d_result_class = g->g_result_class;
 	d->d_untrusted = g->g_untrusted;
 	d->d_expires = g->g_expires;
-	d->d_sha256 = g->g_sha256;
+	/* The one grant file hashed: the bytes this decision was made on. */
+	if (grant_sha256(g, &d->d_sha256, err) == -1)
+		return -1;
 	if (path != NULL && (d->d_matched_path = strdup(path)) == NULL)
 		return bx_fail(err, "out of memory");
-	if (copy_list(g->g_paths, g->g_npaths, &d->d_paths, err) == -1)
+	if (bx_strlist_copy((const char *const *)g->g_paths, g->g_npaths,
+	    &d->d_paths, err) == -1)
 		return -1;
 	d->d_npaths = g->g_npaths;
-	if (copy_list(g->g_hosts, g->g_nhosts, &d->d_hosts, err) == -1)
+	if (bx_strlist_copy((const char *const *)g->g_hosts, g->g_nhosts,
+	    &d->d_hosts, err) == -1)
 		return -1;
 	d->d_nhosts = g->g_nhosts;
 	switch (g->g_mode) {

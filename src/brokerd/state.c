@@ -202,6 +202,17 @@ state_write(struct state_store *s, const char *session,
 	return w.write(w.ctx, s->ss_dir, name, buf, (size_t)len, err);
 }
 
+int
+state_store_changed(struct state_store *s, const char *session,
+    const struct state_value *before, const struct state_value *after,
+    struct bx_error *err)
+{
+	if (before->taint == after->taint &&
+	    before->untrusted == after->untrusted)
+		return 0;
+	return state_write(s, session, after, err);
+}
+
 struct state_value
 state_raise(struct state_value v, enum bx_class result_class, bool untrusted)
 {

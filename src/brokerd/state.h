@@ -68,6 +68,16 @@ int	state_read(struct state_store *, const char *session,
 int	state_write(struct state_store *, const char *session,
 	    const struct state_value *, struct bx_error *);
 
+/*
+ * Writes after, the session's state after a result, through the writer,
+ * unless it equals before, the state read for the decision under the same
+ * hold: what is on disk is then already after (a missing file reads as
+ * private and trusted), and a write and three syncs would change nothing.
+ */
+int	state_store_changed(struct state_store *, const char *session,
+	    const struct state_value *before, const struct state_value *after,
+	    struct bx_error *);
+
 /* The state after a result: taint the higher of the two, untrusted sticky. */
 struct state_value	state_raise(struct state_value, enum bx_class,
 			    bool untrusted);

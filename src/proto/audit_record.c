@@ -245,6 +245,21 @@ int
 bx_audit_record_encode(const struct bx_audit_record *rec, char **ret_line,
     size_t *ret_len, struct bx_error *err)
 {
+	char *line;
+	size_t len;
+
+	if (bx_audit_record_encode_line(rec, &line, &len, err) == -1)
+		return -1;
+	line[--len] = '\0';
+	*ret_line = line;
+	*ret_len = len;
+	return 0;
+}
+
+int
+bx_audit_record_encode_line(const struct bx_audit_record *rec,
+    char **ret_line, size_t *ret_len, struct bx_error *err)
+{
 	json_t *obj = NULL, *ev = NULL;
 	char *line;
 	size_t len;
@@ -263,13 +278,12 @@ bx_audit_record_encode(const struct bx_audit_record *rec, char **ret_line,
 	ev = NULL;
 	if (rv == -1)
 		goto out;
-	/* The line is the frame form without its "\n". */
+	/* The line is the frame form: the record and its "\n". */
 	if ((line = bx_json_encode_line(obj, &len, err)) == NULL) {
 		rv = bx_error_prefix(err, "audit record");
 		goto out;
 	}
-	line[--len] = '\0';
-	if (len > BX_AUDIT_LINE_MAX) {
+	if (len - 1 > BX_AUDIT_LINE_MAX) {
 		free(line);
 		rv = bx_fail(err, "audit record: the line would be longer than "
 		    "%u bytes", BX_AUDIT_LINE_MAX);

@@ -141,6 +141,13 @@ int	bx_audit_record_encode(const struct bx_audit_record *rec,
 	    char **ret_line, size_t *ret_len, struct bx_error *err);
 
 /*
+ * The same line with its "\n" (counted in *ret_len) and then a NUL, as the
+ * audit writer writes it: the hash is of the first *ret_len - 1 bytes.
+ */
+int	bx_audit_record_encode_line(const struct bx_audit_record *rec,
+	    char **ret_line, size_t *ret_len, struct bx_error *err);
+
+/*
  * Decodes exactly one record from len bytes at line (no "\n"). On success
  * *ret owns its strings; call bx_audit_record_clear when done.
  */

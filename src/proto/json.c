@@ -3,6 +3,7 @@
  * is about, so a peer (or the owner reading brokerd's log) knows which field
  * of which frame was wrong.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -396,25 +397,65 @@ bx_json_set(json_t *obj, const char *key, json_t *value, struct bx_error *err)
 	return 0;
 }
 
+/*
+ * Where json_dump_callback writes a line: one buffer that doubles as it
+ * fills. json_dumps would grow a buffer of its own from 16 bytes and then
+ * copy it, several allocations for a record of a few hundred bytes.
+ */
+struct line_buf {
+	char	*lb_buf;
+	size_t	 lb_len;
+	size_t	 lb_cap;
+};
+
+/* Grows b to hold want bytes; -1 when memory runs out. */
+static int
+line_room(struct line_buf *b, size_t want)
+{
+	size_t cap = b->lb_cap;
+	char *p;
+
+	if (want <= cap)
+		return 0;
+	while (cap < want) {
+		if (cap > SIZE_MAX / 2)
+			return -1;
+		cap *= 2;
+	}
+	if ((p = realloc(b->lb_buf, cap)) == NULL)
+		return -1;
+	b->lb_buf = p;
+	b->lb_cap = cap;
+	return 0;
+}
+
+static int
+line_put(const char *s, size_t n, void *ctx)
+{
+	struct line_buf *b = ctx;
+
+	if (n > SIZE_MAX - b->lb_len || line_room(b, b->lb_len + n) == -1)
+		return -1;
+	memcpy(b->lb_buf + b->lb_len, s, n);
+	b->lb_len += n;
+	return 0;
+}
+
 char *
 bx_json_encode_line(const json_t *v, size_t *ret_len, struct bx_error *err)
 {
-	char *s, *line;
-	size_t len;
+	struct line_buf b = { NULL, 0, BX_JSON_LINE_FIRST };
 
-	s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	if (s == NULL) {
+	if ((b.lb_buf = malloc(b.lb_cap)) == NULL ||
+	    json_dump_callback(v, line_put, &b, JSON_COMPACT |
+	    JSON_PRESERVE_ORDER) == -1 ||
+	    line_room(&b, b.lb_len + 2) == -1) {
+		free(b.lb_buf);
 		bx_fail(err, "cannot encode JSON (out of memory)");
 		return NULL;
 	}
-	len = strlen(s);
-	if ((line = realloc(s, len + 2)) == NULL) {
-		free(s);
-		bx_fail(err, "cannot encode JSON (out of memory)");
-		return NULL;
-	}
-	line[len] = '\n';
-	line[len + 1] = '\0';
-	*ret_len = len + 1;
-	return line;
+	b.lb_buf[b.lb_len++] = '\n';
+	b.lb_buf[b.lb_len] = '\0';
+	*ret_len = b.lb_len;
+	return b.lb_buf;
 }

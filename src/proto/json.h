@@ -133,6 +133,9 @@ int	bx_json_set(json_t *obj, const char *key, json_t *value,
  * UTF-8 bytes. Returns a malloc'd, NUL-terminated buffer; *ret_len counts
  * the newline but not the NUL.
  */
+/* bx_json_encode_line's first buffer: an audit record or an answer fits. */
+#define BX_JSON_LINE_FIRST	1024
+
 char	*bx_json_encode_line(const json_t *, size_t *ret_len,
 	    struct bx_error *);
 
