@@ -269,7 +269,7 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 	    add_protected(rs, c->rsc_broker_socket, true) == -1 ||
 	    add_protected(rs, c->rsc_admin_socket, true) == -1)
 		return bx_fail(err, "runner: out of memory");
-	if (cr->cr_kind == RUNNER_BWRAP && seccomp_program(&rs->rs_seccomp,
+	if (cr->cr_kind != RUNNER_REFUSE && seccomp_program(&rs->rs_seccomp,
 	    &rs->rs_backend.bs_seccomp_len, err) == -1)
 		return bx_error_prefix(err, "runner");
 	rs->rs_backend.bs_seccomp = rs->rs_seccomp;

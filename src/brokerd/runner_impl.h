@@ -48,6 +48,7 @@ struct podman_opts {
 	int64_t		 po_pids;
 	int64_t		 po_timeout_ms;	/* the backstop is a little past it */
 	const char	*po_user;	/* "UID:GID", or NULL */
+	const char	*po_seccomp;	/* the filter's file, for bxtool */
 };
 
 /* What bwrap's argv is made from besides the view. */
@@ -93,7 +94,7 @@ struct backend_settings {
 	int64_t		 bs_pids;
 	int64_t		 bs_timeout_ms;
 	const char	*bs_user;	/* "UID:GID", or NULL */
-	const void	*bs_seccomp;	/* bwrap's BPF program */
+	const void	*bs_seccomp;	/* the BPF program of seccomp.h */
 	size_t		 bs_seccomp_len;
 };
 

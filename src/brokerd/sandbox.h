@@ -43,6 +43,11 @@
 
 /* Where the helper is inside every sandbox. */
 #define SANDBOX_BXTOOL		"/.boxmaker/bxtool"
+/*
+ * podman's sandboxes: brokerd's system-call filter (seccomp.h), which
+ * bxtool installs over podman's own before it does anything else.
+ */
+#define SANDBOX_SECCOMP		"/.boxmaker/seccomp"
 /* http_fetch's way out: the proxy's directory, its socket, the CAs. */
 #define SANDBOX_EGRESS_DIR	"/.boxmaker/egress"
 #define SANDBOX_EGRESS_SOCKET	SANDBOX_EGRESS_DIR "/socks.sock"

@@ -134,7 +134,8 @@ parse(int argc, char *argv[], struct bxt_args *a)
  * same uid can neither open /proc/<bxtool>/fd/2 nor ptrace bxtool to
  * forge a status line; SIGPIPE ignored, so that a reader that went away
  * makes a write fail with EPIPE instead of killing bxtool before its
- * final line (run's child restores it).
+ * final line (run's child restores it); and in podman's sandbox, brokerd's
+ * system-call filter (filter.c).
  */
 static int
 setup(struct bxt_outcome *out)
@@ -155,7 +156,7 @@ setup(struct bxt_outcome *out)
 		bxt_fail(out, "standard input or output is not open");
 		return -1;
 	}
-	return 0;
+	return bxt_filter_install(out);
 }
 
 int

@@ -71,6 +71,9 @@ int	bxt_status_started(void);
 int	bxt_status_final(const struct bxt_outcome *out);
 
 /* read.c, write.c, run.c, fetch.c: each leaves its result in out. */
+/* brokerd's filter, where podman's sandbox has it (filter.c); -1: failed. */
+int	bxt_filter_install(struct bxt_outcome *out);
+
 void	bxt_read(const struct bxt_args *args, struct bxt_outcome *out);
 void	bxt_write(const struct bxt_args *args, struct bxt_outcome *out);
 void	bxt_run(const struct bxt_args *args, struct bxt_outcome *out);

@@ -1,0 +1,141 @@
+/*
+ * test-escape.c: the sandbox attacked the way a prompt-injected model
+ * would, through real tool_requests under real grants, under the runtime
+ * named on the command line. From a shell sandbox: the system calls that
+ * reach the kernel's shared state, the host's pid 1 and other calls'
+ * processes, /dev beyond the minimal set, setuid binaries, writes to the
+ * read-only tree, the host's loopback over UDP. Hostile files under a
+ * read_file grant: a FIFO, a link to /dev/zero, a link loop, a file that
+ * grows while read, names with a newline or invalid UTF-8, a 4,096-byte
+ * path. Hostile commands: one that ignores SIGTERM and SIGPIPE, a daemon
+ * that tries to outlive its call, 1,000 files in /tmp, a flood with no
+ * newline, one that closes its stdout and goes on.
+ *
+ * After each case brokerd still answers a good call, nothing of any call
+ * is left, and the audit log verifies with a record for every answer.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "sandbox-fixture.h"
+
+/* In brokerd's environment; no sandbox may show it. */
+#define ESCAPE_MARK	"BX_ESCAPE_MARK=a-secret-of-the-host"
+
+/*
+ * Each system call a tool has no use for, issued with perl's syscall() so
+ * that no library stands between the call and the kernel; each line is
+ * "NAME RESULT ERRNO". Numbers are x86_64's.
+ */
+static const char syscall_probe[] =
+    "perl -e 'open(my $ns, \"<\", \"/proc/1/ns/mnt\");"
+    "my @t = ("
+    "[\"mount\", 165, \"none\", \"/tmp\", \"tmpfs\", 0, 0],"
+    "[\"umount\", 166, \"/usr\", 0],"
+    "[\"unshare-user\", 272, 0x10000000],"
+    "[\"unshare-mount\", 272, 0x00020000],"
+    "[\"unshare-net\", 272, 0x40000000],"
+    "[\"setns\", 308, fileno($ns), 0],"
+    "[\"ptrace\", 101, 16, 1, 0, 0],"
+    "[\"keyctl\", 250, 0, 0, 0, 0, 0],"
+    "[\"bpf\", 321, 0, 0, 0],"
+    "[\"perf_event_open\", 298, 0, 0, -1, -1, 0],"
+    "[\"userfaultfd\", 323, 0],"
+    "[\"mknod\", 133, \"/tmp/dev\", 0020666, 0x0103],"
+    "[\"chroot\", 161, \"/tmp\"],"
+    "[\"pivot_root\", 155, \"/tmp\", \"/tmp\"]);"
+    "for my $c (@t) { my ($n, $nr, @a) = @$c; $! = 0;"
+    " my $r = syscall($nr, @a);"
+    " printf \"%s %d %d\\n\", $n, $r, $r == -1 ? $! + 0 : 0; }'";
+
+/* A call any case may end with: brokerd still answers it. */
+static void
+expect_good_call(struct sb_fixture *f)
+{
+	char *out = sb_shell(f, NULL, "echo still here");
+
+	assert_string_equal(out, "still here\n");
+	free(out);
+}
+
+/* What every case ends with. */
+static void
+after_case(struct sb_fixture *f)
+{
+	struct rh_seen none;
+	const struct rh_seen *lists[1] = { &none };
+	size_t counts[1] = { 0 };
+	char why[512];
+
+	expect_good_call(f);
+	sb_expect_nothing_left(f);
+	if (rh_run_check(f->home.dir, lists, counts, 1, why,
+	    sizeof(why)) == -1)
+		fail_msg("%s", why);
+}
+
+static int
+setup(void **state)
+{
+	struct sb_fixture *f;
+
+	if (putenv(ESCAPE_MARK) != 0 || sb_setup(state) == -1)
+		return -1;
+	f = *state;
+	sb_grant(f, "shell", "shell", "paths", "");
+	return 0;
+}
+
+static void
+test_syscalls_refused(void **state)
+{
+	struct sb_fixture *f = *state;
+	char *out, *line, *save = NULL, name[64];
+	int result, err, n = 0;
+
+	out = sb_shell(f, NULL, "%s", syscall_probe);
+	for (line = strtok_r(out, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save), n++) {
+		if (sscanf(line, "%63s %d %d", name, &result, &err) != 3)
+			fail_msg("not a probe line: %s", line);
+		/* brokerd's filter answers EPERM under both runtimes. */
+		if (result != -1 || err != EPERM)
+			fail_msg("%s was not refused with EPERM: %s", name,
+			    line);
+	}
+	free(out);
+	assert_int_equal(n, 14);
+	after_case(f);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_syscalls_refused, setup,
+		    sb_teardown),
+	};
+
+	if (argc != 2 || (strcmp(argv[1], "podman") != 0 &&
+	    strcmp(argv[1], "bwrap") != 0)) {
+		fprintf(stderr, "usage: test-escape podman|bwrap\n");
+		return 2;
+	}
+	sb_kind = argv[1];
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
