@@ -273,6 +273,7 @@ bwrap_run(const struct backend_settings *bs, struct sandbox_call *call,
 		goto out;
 	}
 	sp.es_argv = a.a_v;
+	sp.es_env = exec_no_env;
 	sp.es_njoin = cgroup_call_join_fds(call->sc_cgroup, &sp.es_join_fds);
 	sp.es_keep_fds = keep;
 	sp.es_stdin = v->v_stdin != NULL;

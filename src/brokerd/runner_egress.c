@@ -170,6 +170,7 @@ spawn(struct egress_call *e, int listen_fd, int report_fd,
 		return -1;
 	memset(&sp, 0, sizeof(sp));
 	sp.es_argv = a.a_v;
+	sp.es_env = exec_no_env;
 	sp.es_keep_fds = keep;
 	sp.es_nkeep = 2;
 	sp.es_status_read = -1;

@@ -49,7 +49,16 @@ struct exec_spawn {
 	bool		 es_stdin;	/* a pipe for stdin; else /dev/null */
 	const char	*es_cwd;	/* NULL: brokerd's */
 	int		 es_status_read; /* a status pipe's read end, or -1 */
+	/*
+	 * The program's environment; NULL: brokerd's own. A runtime whose
+	 * own process stays inside the sandbox (bwrap is its pid 1, and its
+	 * /proc/1/environ is the tool's to read) gets an empty one.
+	 */
+	char *const	*es_env;
 };
+
+/* An empty environment, for es_env. */
+extern char *const exec_no_env[];
 
 struct exec_child {
 	pid_t	ec_pid;

@@ -130,34 +130,9 @@ call_running(const struct sb_fixture *f)
 static pid_t
 leftover_process(const struct sb_fixture *f)
 {
-	char path[64], line[8192];
-	struct dirent *e;
-	pid_t pid, found = 0;
-	size_t n, i;
-	FILE *fp;
-	DIR *d;
+	pid_t pid = rh_process_with(f->home.dir, f->home.brokerd);
 
-	assert_non_null(d = opendir("/proc"));
-	while (found == 0 && (e = readdir(d)) != NULL) {
-		pid = (pid_t)atoi(e->d_name);
-		if (pid <= 0 || pid == getpid() || pid == f->home.pid ||
-		    pid == f->home.brokerd)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-		if ((fp = fopen(path, "r")) == NULL)
-			continue;
-		n = fread(line, 1, sizeof(line) - 1, fp);
-		fclose(fp);
-		for (i = 0; i < n; i++)
-			if (line[i] == '\0')
-				line[i] = ' ';
-		line[n] = '\0';
-		if (strstr(line, f->home.dir) != NULL ||
-		    strstr(line, f->home_id) != NULL)
-			found = pid;
-	}
-	closedir(d);
-	return found;
+	return pid != 0 ? pid : rh_process_with(f->home_id, f->home.brokerd);
 }
 
 static void

@@ -1014,6 +1014,48 @@ rh_client_loop(atomic_bool *stop, struct rh_seen *seen, size_t max,
 	return kept;
 }
 
+pid_t
+rh_process_with(const char *mark, pid_t skip)
+{
+	char path[64], buf[8192];
+	struct dirent *e;
+	pid_t pid, found = 0;
+	ssize_t n, i;
+	DIR *d;
+	int fd;
+
+	if ((d = opendir("/proc")) == NULL)
+		return 0;
+	while (found == 0 && (e = readdir(d)) != NULL) {
+		pid = (pid_t)atoi(e->d_name);
+		if (pid <= 0 || pid == getpid() || pid == skip)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		for (i = 0; i < n; i++)
+			if (buf[i] == '\0')
+				buf[i] = ' ';
+		buf[n > 0 ? n : 0] = '\0';
+		if (strstr(buf, mark) != NULL)
+			found = pid;
+	}
+	closedir(d);
+	return found;
+}
+
+bool
+rh_await_process(const char *mark, bool want, int ms)
+{
+	int64_t until = rh_now_ms() + ms;
+
+	while ((rh_process_with(mark, 0) != 0) != want && rh_now_ms() < until)
+		rh_sleep_ms(50);
+	return (rh_process_with(mark, 0) != 0) == want;
+}
+
 uint64_t
 rh_rand(uint64_t *state)
 {

@@ -231,6 +231,14 @@ size_t	rh_client_loop(atomic_bool *stop, struct rh_seen *seen, size_t max,
 	    bool (*one_call)(void *arg, struct rh_seen *, unsigned n),
 	    void *arg);
 
+/*
+ * A process on the host other than this one and skip whose command line
+ * (its words joined by spaces) holds mark; its pid, or 0.
+ */
+pid_t	rh_process_with(const char *mark, pid_t skip);
+/* Waits up to ms for such a process to run (want) or be gone (!want). */
+bool	rh_await_process(const char *mark, bool want, int ms);
+
 /* xorshift64: the tests' reproducible random numbers; *state is not 0. */
 uint64_t rh_rand(uint64_t *state);
 

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -122,11 +123,95 @@ test_syscalls_refused(void **state)
 	after_case(f);
 }
 
+/* The host's pid 1, other processes, devices and tree are out of reach. */
+static void
+test_host_out_of_reach(void **state)
+{
+	struct sb_fixture *f = *state;
+	char *out;
+
+	out = sb_shell(f, NULL, "tr '\\0' '\\n' < /proc/1/environ; "
+	    "ls /proc/1/root%s 2>&1; ls /proc | grep -c '^[0-9]'; "
+	    "ls /dev | tr '\\n' ' '; echo", f->outside);
+	if (strstr(out, "BX_ESCAPE_MARK") != NULL ||
+	    strstr(out, "secret.txt") != NULL)
+		fail_msg("the host showed through /proc/1: %s", out);
+	/* Only the sandbox's own processes: its init, the shell, ls. */
+	if (strstr(out, "No such file or directory\n") == NULL ||
+	    atoi(strstr(out, "No such file or directory\n") + 26) > 6)
+		fail_msg("/proc shows more than the sandbox: %s", out);
+	if (strstr(out, "sda") != NULL || strstr(out, "vda") != NULL ||
+	    strstr(out, "mem ") != NULL || strstr(out, "kmsg") != NULL ||
+	    strstr(out, "null") == NULL || strstr(out, "urandom") == NULL)
+		fail_msg("/dev is not the minimal set: %s", out);
+	free(out);
+	/* The mount table names no host path but the sandbox's own. */
+	out = sb_shell(f, NULL, "cat /proc/self/mounts");
+	if (strstr(out, f->home.dir) != NULL || strstr(out, f->outside) !=
+	    NULL || strstr(out, f->data) != NULL || strstr(out, " /home ") !=
+	    NULL || strstr(out, " /root ") != NULL)
+		fail_msg("/proc/self/mounts shows the host: %s", out);
+	free(out);
+	after_case(f);
+}
+
+/* No privilege to gain, nothing of the tree to change. */
+static void
+test_no_privilege(void **state)
+{
+	struct sb_fixture *f = *state;
+	char *out;
+
+	out = sb_shell(f, NULL, "grep -E '^(NoNewPrivs|CapEff):' "
+	    "/proc/self/status; mount -t tmpfs none /tmp 2>/dev/null && "
+	    "echo MOUNTED; for p in /usr/x /etc/x /x; do touch $p 2>/dev/null "
+	    "&& echo WROTE $p; done; echo end");
+	assert_string_equal(out, "CapEff:\t0000000000000000\nNoNewPrivs:\t1\n"
+	    "end\n");
+	free(out);
+	after_case(f);
+}
+
+/* The host's loopback over UDP, as test-sandbox does over TCP. */
+static void
+test_no_udp_to_the_host(void **state)
+{
+	struct sb_fixture *f = *state;
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	char buf[16], *out;
+	int fd;
+
+	assert_true((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0)) != -1);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	out = sb_shell(f, NULL, "python3 -c 'import socket\n"
+	    "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+	    "try:\n s.sendto(b\"x\", (\"127.0.0.1\", %d)); print(\"sent\")\n"
+	    "except OSError as e:\n print(e.errno)'", ntohs(sin.sin_port));
+	/* Sent into the sandbox's own loopback, or refused: never here. */
+	assert_int_equal(recv(fd, buf, sizeof(buf), 0), -1);
+	assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+	free(out);
+	close(fd);
+	after_case(f);
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_syscalls_refused, setup,
+		    sb_teardown),
+		cmocka_unit_test_setup_teardown(test_host_out_of_reach, setup,
+		    sb_teardown),
+		cmocka_unit_test_setup_teardown(test_no_privilege, setup,
+		    sb_teardown),
+		cmocka_unit_test_setup_teardown(test_no_udp_to_the_host, setup,
 		    sb_teardown),
 	};
 

@@ -396,47 +396,6 @@ test_limits(void **state)
 	sb_expect_nothing_left(f);
 }
 
-/* Whether a process whose command line holds mark runs on the host. */
-static bool
-running(const char *mark)
-{
-	char path[PATH_MAX], buf[4096];
-	struct dirent *e;
-	bool found = false;
-	ssize_t n, i;
-	DIR *d;
-	int fd;
-
-	assert_non_null(d = opendir("/proc"));
-	while (!found && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		for (i = 0; i < n; i++)
-			if (buf[i] == '\0')
-				buf[i] = ' ';
-		buf[n > 0 ? n : 0] = '\0';
-		found = strstr(buf, mark) != NULL;
-	}
-	closedir(d);
-	return found;
-}
-
-/* Waits up to ms for mark to run (true) or to be gone (false). */
-static bool
-await_running(const char *mark, bool want, int ms)
-{
-	int64_t until = rh_now_ms() + ms;
-
-	while (running(mark) != want && rh_now_ms() < until)
-		rh_sleep_ms(50);
-	return running(mark) == want;
-}
-
 static void
 send_sleep(struct sb_fixture *f, struct rh_call *c, const char *secs)
 {
@@ -457,9 +416,9 @@ test_caller_hangs_up(void **state)
 
 	sb_grant(f, "shell", "shell", "paths", "");
 	send_sleep(f, &c, "41.25");
-	assert_true(await_running("sleep 41.25", true, RH_WAIT_MS));
+	assert_true(rh_await_process("sleep 41.25", true, RH_WAIT_MS));
 	rh_call_close(&c);
-	assert_true(await_running("sleep 41.25", false, RH_WAIT_MS));
+	assert_true(rh_await_process("sleep 41.25", false, RH_WAIT_MS));
 	rh_sleep_ms(500);
 	sb_expect_record(f, f->calls, true, "the caller went away");
 	sb_expect_nothing_left(f);
@@ -481,11 +440,11 @@ test_brokerd_killed_mid_call(void **state)
 
 	sb_grant(f, "shell", "shell", "paths", "");
 	send_sleep(f, &c, "42.75");
-	assert_true(await_running("sleep 42.75", true, RH_WAIT_MS));
+	assert_true(rh_await_process("sleep 42.75", true, RH_WAIT_MS));
 	rh_kill(&f->home, SIGKILL);
 	rh_call_close(&c);
 	sb_start(f);
-	assert_true(await_running("sleep 42.75", false, RH_WAIT_MS));
+	assert_true(rh_await_process("sleep 42.75", false, RH_WAIT_MS));
 	sb_expect_nothing_left(f);
 	assert_true(rh_errs_contain(&f->home, "runner: removed"));
 	assert_int_equal(rh_log_read(f->home.dir, &log), 0);
