@@ -17,20 +17,35 @@
 #include "brokerd/audit_impl.h"
 #include "proto/audit_files.h"
 #include "proto/chain.h"
+#include "proto/clock.h"
 #include "proto/sha256.h"
 
 #define BROKEN		"see docs/runbook.md#audit-chain-broken"
+/*
+ * How long a start waits for the lock: a brokerd killed a moment ago may
+ * have children that still share its lock between their fork and exec
+ * (they die with it, but not at once).
+ */
+#define AUDIT_LOCK_WAIT_MS	2000
+#define AUDIT_LOCK_POLL_MS	20
 
 static int
 take_lock(struct audit *a, struct bx_error *err)
 {
+	int64_t until;
+	int rc;
+
 	a->a_lockfd = openat(a->a_dirfd, ".lock", O_RDWR | O_CREAT |
 	    O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (a->a_lockfd == -1)
 		return bx_fail(err, "audit: cannot open %s/.lock: %s; see "
 		    "docs/runbook.md#audit-unavailable", a->a_dir,
 		    strerror(errno));
-	if (flock(a->a_lockfd, LOCK_EX | LOCK_NB) == 0)
+	until = bx_clock_mono_ms() + AUDIT_LOCK_WAIT_MS;
+	while ((rc = flock(a->a_lockfd, LOCK_EX | LOCK_NB)) == -1 &&
+	    errno == EWOULDBLOCK && bx_clock_mono_ms() < until)
+		(void)usleep(AUDIT_LOCK_POLL_MS * 1000);
+	if (rc == 0)
 		return 0;
 	if (errno == EWOULDBLOCK)
 		return bx_fail(err, "audit: brokerd is already running (%s/.lock "
