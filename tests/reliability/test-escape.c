@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "proto/path.h"
 #include "sandbox-fixture.h"
 
 /* In brokerd's environment; no sandbox may show it. */
@@ -201,6 +202,106 @@ test_no_udp_to_the_host(void **state)
 	after_case(f);
 }
 
+/* read_file of path under the data grant; the answer, content in *out. */
+static struct rh_answer
+read_data(struct sb_fixture *f, const char *path, char **out)
+{
+	char args[2 * PATH_MAX];
+
+	snprintf(args, sizeof(args), "{\"path\":\"%s\"}", path);
+	return sb_call(f, "read_file", args, out);
+}
+
+/* Files a hostile tree holds: none hangs a call or reaches past it. */
+static void
+test_hostile_files(void **state)
+{
+	struct sb_fixture *f = *state;
+	char path[2 * PATH_MAX], link[PATH_MAX], *out;
+	struct rh_answer a;
+	int64_t t0;
+	size_t n;
+
+	sb_grant_data(f, "read", "read_file");
+	snprintf(path, sizeof(path), "%s/fifo", f->data);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	t0 = rh_now_ms();
+	a = read_data(f, path, &out);
+	assert_true(rh_now_ms() - t0 < 10000);
+	assert_int_equal(a.a_status, BX_STATUS_FAILED);
+	free(out);
+	snprintf(path, sizeof(path), "%s/zero", f->data);
+	assert_int_equal(symlink("/dev/zero", path), 0);
+	a = read_data(f, path, &out);
+	assert_int_equal(a.a_status, BX_STATUS_FAILED);
+	free(out);
+	snprintf(path, sizeof(path), "%s/loop-a", f->data);
+	snprintf(link, sizeof(link), "%s/loop-b", f->data);
+	assert_int_equal(symlink(link, path), 0);
+	assert_int_equal(symlink(path, link), 0);
+	a = read_data(f, path, &out);
+	assert_int_equal(a.a_status, BX_STATUS_FAILED);
+	free(out);
+	/* A name with a newline reads as any other. */
+	sb_put(f->data, "new\nline", "two words\n");
+	snprintf(path, sizeof(path), "%s/new\\nline", f->data);
+	a = read_data(f, path, &out);
+	assert_int_equal(a.a_status, BX_STATUS_RESULT);
+	assert_string_equal(out, "two words\n");
+	free(out);
+	/* A path of 4,096 bytes passes the form check; the kernel refuses it. */
+	n = (size_t)snprintf(path, sizeof(path), "%s/", f->data);
+	memset(path + n, 'a', BX_PATH_MAX - n);
+	path[BX_PATH_MAX] = '\0';
+	a = read_data(f, path, &out);
+	assert_int_equal(a.a_status, BX_STATUS_FAILED);
+	free(out);
+	path[BX_PATH_MAX] = 'a';
+	path[BX_PATH_MAX + 1] = '\0';
+	a = read_data(f, path, &out);
+	assert_int_equal(a.a_status, BX_STATUS_DENIED);
+	assert_int_equal(a.a_reason, BX_DENY_INVALID_ARGUMENTS);
+	free(out);
+	after_case(f);
+}
+
+/* Commands that fight their end: each ends, and leaves nothing running. */
+static void
+test_hostile_commands(void **state)
+{
+	struct sb_fixture *f = *state;
+	char *out;
+
+	out = sb_shell(f, NULL, "trap '' TERM PIPE HUP INT; "
+	    "exec bash -c 'exec -a bx-escape-stubborn sleep 60'");
+	assert_string_equal(out, "timed out after 3 s\n");
+	free(out);
+	assert_true(rh_await_process("bx-escape-stubborn", false, RH_WAIT_MS));
+	out = sb_shell(f, NULL, "(setsid bash -c 'exec -a bx-escape-daemon "
+	    "sleep 30' > /dev/null 2>&1 &); echo parent done");
+	assert_true(rh_await_process("bx-escape-daemon", false, RH_WAIT_MS));
+	free(out);
+	out = sb_shell(f, NULL, "exec >&-; "
+	    "exec bash -c 'exec -a bx-escape-closed sleep 60'");
+	assert_string_equal(out, "timed out after 3 s\n");
+	free(out);
+	assert_true(rh_await_process("bx-escape-closed", false, RH_WAIT_MS));
+	out = sb_shell(f, NULL, "head -c 10000000 /dev/zero | tr '\\0' a");
+	assert_true(f->last.a_truncated);
+	assert_int_equal(strlen(out), SB_OUTPUT_BYTES);
+	assert_int_equal(strspn(out, "a"), SB_OUTPUT_BYTES);
+	free(out);
+	out = sb_shell(f, NULL, "i=0; while [ $i -lt 1000 ]; do : > /tmp/f$i; "
+	    "i=$((i + 1)); done; ls /tmp | wc -l");
+	assert_string_equal(out, "1000\n");
+	free(out);
+	/* The next call's /tmp is its own. */
+	out = sb_shell(f, NULL, "ls -A /tmp | wc -l");
+	assert_string_equal(out, "0\n");
+	free(out);
+	after_case(f);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -212,6 +313,10 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_no_privilege, setup,
 		    sb_teardown),
 		cmocka_unit_test_setup_teardown(test_no_udp_to_the_host, setup,
+		    sb_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_files, setup,
+		    sb_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_commands, setup,
 		    sb_teardown),
 	};
 
