@@ -6,8 +6,9 @@
  * processes, /dev beyond the minimal set, setuid binaries, writes to the
  * read-only tree, the host's loopback over UDP. Hostile files under a
  * read_file grant: a FIFO, a link to /dev/zero, a link loop, a file that
- * grows while read, names with a newline or invalid UTF-8, a 4,096-byte
- * path. Hostile commands: one that ignores SIGTERM and SIGPIPE, a daemon
+ * grows while read, a path swapped between a directory and a link while
+ * write_file writes under it, names with a newline or invalid UTF-8, a
+ * 4,096-byte path. Hostile commands: one that ignores SIGTERM and SIGPIPE, a daemon
  * that tries to outlive its call, 1,000 files in /tmp, a flood with no
  * newline, one that closes its stdout and goes on.
  *
@@ -21,10 +22,13 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,6 +306,113 @@ test_hostile_commands(void **state)
 	after_case(f);
 }
 
+struct racer {
+	pthread_t	 r_thread;
+	atomic_bool	 r_stop;
+	char		 r_path[PATH_MAX];	/* what the racer changes */
+	char		 r_aside[PATH_MAX];
+	char		 r_target[PATH_MAX];	/* where a link points */
+};
+
+/* Appends to r_path until stopped: a file that grows while it is read. */
+static void *
+grow(void *arg)
+{
+	struct racer *r = arg;
+	char line[64];
+	int fd;
+
+	memset(line, 'g', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\n';
+	if ((fd = open(r->r_path, O_WRONLY | O_APPEND | O_CLOEXEC)) == -1)
+		return NULL;
+	while (!atomic_load(&r->r_stop))
+		if (write(fd, line, sizeof(line)) == -1)
+			break;
+	close(fd);
+	return NULL;
+}
+
+/*
+ * Swaps r_path between a directory and a link to r_target until stopped,
+ * as a tool running beside write_file would.
+ */
+static void *
+swap(void *arg)
+{
+	struct racer *r = arg;
+
+	while (!atomic_load(&r->r_stop)) {
+		(void)unlink(r->r_aside);
+		(void)symlink(r->r_target, r->r_aside);
+		(void)rename(r->r_aside, r->r_path);
+		(void)unlink(r->r_path);
+		(void)mkdir(r->r_path, 0755);
+		(void)rmdir(r->r_path);
+	}
+	return NULL;
+}
+
+/* A file growing while read, a path swapped while written. */
+static void
+test_races(void **state)
+{
+	struct sb_fixture *f = *state;
+	char args[2 * PATH_MAX], victim[PATH_MAX], *out;
+	struct racer r;
+	struct rh_answer a;
+	int i;
+
+	sb_grant_data(f, "read", "read_file");
+	sb_grant_data(f, "write", "write_file");
+	memset(&r, 0, sizeof(r));
+	snprintf(r.r_path, sizeof(r.r_path), "%s/grow", f->data);
+	sb_put(f->data, "grow", "start\n");
+	assert_int_equal(pthread_create(&r.r_thread, NULL, grow, &r), 0);
+	a = read_data(f, r.r_path, &out);
+	atomic_store(&r.r_stop, true);
+	pthread_join(r.r_thread, NULL);
+	/* Whatever it read, the answer is bounded and recorded. */
+	assert_int_equal(a.a_status, BX_STATUS_RESULT);
+	assert_true(strlen(out) <= SB_OUTPUT_BYTES);
+	sb_expect_record(f, f->calls, false, out);
+	free(out);
+	memset(&r, 0, sizeof(r));
+	snprintf(r.r_path, sizeof(r.r_path), "%s/work/sw", f->data);
+	snprintf(r.r_aside, sizeof(r.r_aside), "%s/work/sw-aside", f->data);
+	snprintf(r.r_target, sizeof(r.r_target), "%s", f->outside);
+	snprintf(victim, sizeof(victim), "%s/x.txt", f->outside);
+	assert_int_equal(pthread_create(&r.r_thread, NULL, swap, &r), 0);
+	for (i = 0; i < 20; i++) {
+		snprintf(args, sizeof(args), "{\"path\":\"%s/x.txt\","
+		    "\"content\":\"raced\\n\"}", r.r_path);
+		(void)sb_call(f, "write_file", args, &out);
+		free(out);
+	}
+	atomic_store(&r.r_stop, true);
+	pthread_join(r.r_thread, NULL);
+	if (access(victim, F_OK) == 0)
+		fail_msg("write_file wrote through a swapped link: %s", victim);
+	after_case(f);
+}
+
+/* Names that are not UTF-8 reach the model as valid text. */
+static void
+test_names_not_utf8(void **state)
+{
+	struct sb_fixture *f = *state;
+	char *out;
+
+	sb_grant_data(f, "shell-data", "shell");
+	sb_put(f->data, "bad-\xff\xfe", "x\n");
+	out = sb_shell(f, f->data, "ls");
+	if (strstr(out, "bad-\xef\xbf\xbd") == NULL ||
+	    strstr(out, "\xff") != NULL)
+		fail_msg("not shown as U+FFFD: %s", out);
+	free(out);
+	after_case(f);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -317,6 +428,9 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_hostile_files, setup,
 		    sb_teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_commands, setup,
+		    sb_teardown),
+		cmocka_unit_test_setup_teardown(test_races, setup, sb_teardown),
+		cmocka_unit_test_setup_teardown(test_names_not_utf8, setup,
 		    sb_teardown),
 	};
 
