@@ -228,6 +228,12 @@ kill_sandbox(void *ctx)
 	kill(w->bw_bwrap, SIGKILL);
 }
 
+/*
+ * bwrap needs no variable, and its own process stays in the sandbox as its
+ * pid 1, where the tool could read brokerd's environment in /proc/1/environ.
+ */
+static char *const no_env[] = { NULL };
+
 int
 bwrap_run(const struct backend_settings *bs, struct sandbox_call *call,
     struct exec_outcome *ret, struct bx_error *err)
@@ -273,6 +279,7 @@ bwrap_run(const struct backend_settings *bs, struct sandbox_call *call,
 		goto out;
 	}
 	sp.es_argv = a.a_v;
+	sp.es_env = no_env;
 	sp.es_njoin = cgroup_call_join_fds(call->sc_cgroup, &sp.es_join_fds);
 	sp.es_keep_fds = keep;
 	sp.es_stdin = v->v_stdin != NULL;

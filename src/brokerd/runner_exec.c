@@ -68,7 +68,8 @@ child(const struct exec_spawn *sp, pid_t parent, int in, int out, int errfd)
 		(void)sigaction(sig, &sa, NULL);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	execve(sp->es_argv[0], sp->es_argv, environ);
+	execve(sp->es_argv[0], sp->es_argv, sp->es_env != NULL ? sp->es_env :
+	    environ);
 	_exit(127);
 }
 

@@ -49,6 +49,7 @@ struct exec_spawn {
 	bool		 es_stdin;	/* a pipe for stdin; else /dev/null */
 	const char	*es_cwd;	/* NULL: brokerd's */
 	int		 es_status_read; /* a status pipe's read end, or -1 */
+	char *const	*es_env;	/* NULL: brokerd's own */
 };
 
 struct exec_child {

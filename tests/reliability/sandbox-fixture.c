@@ -57,10 +57,10 @@ sb_config(struct sb_fixture *f)
 	char runner[4096];
 
 	snprintf(runner, sizeof(runner), "kind = \"%s\"\ntimeout_ms = %d\n"
-	    "memory_mb = %d\npids = 32\noutput_bytes = %d\nmax_running = 1\n"
+	    "memory_mb = %d\npids = 32\noutput_bytes = %d\nmax_running = %d\n"
 	    "bxtool_path = \"%s/src/bxtool/bxtool\"\n%s", sb_kind,
 	    SB_TIMEOUT_MS, SB_MEMORY_MB, SB_OUTPUT_BYTES,
-	    getenv("BX_BUILD_ROOT"), f->extra != NULL ? f->extra : "");
+	    f->max_running > 0 ? f->max_running : 1, getenv("BX_BUILD_ROOT"), f->extra != NULL ? f->extra : "");
 	assert_int_equal(rh_home_config(&f->home, 900000, runner), 0);
 }
 
@@ -276,4 +276,137 @@ sb_expect_nothing_left(struct sb_fixture *f)
 	pclose(fp);
 	if (n > 0)
 		fail_msg("containers left behind: %s", out);
+}
+
+/* Whether process pid holds a file under dir (its report, its socket). */
+static bool
+holds_file_under(const char *pid, const char *dir)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	struct dirent *e;
+	bool found = false;
+	ssize_t n;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	if ((d = opendir(path)) == NULL)
+		return false;
+	while (!found && (e = readdir(d)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, e->d_name);
+		if ((n = readlink(path, target, sizeof(target) - 1)) <= 0)
+			continue;
+		target[n] = '\0';
+		found = strncmp(target, dir, strlen(dir)) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * Whether a bxegress of this home runs: one holding a file of its call
+ * directories (other tests' proxies may run beside these).
+ */
+bool
+sb_proxy_running(const struct sb_fixture *f)
+{
+	char path[64], comm[64];
+	struct dirent *e;
+	bool found = false;
+	FILE *fp;
+	DIR *d;
+
+	if ((d = opendir("/proc")) == NULL)
+		return true;
+	while (!found && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if ((fp = fopen(path, "r")) == NULL)
+			continue;
+		found = fgets(comm, sizeof(comm), fp) != NULL &&
+		    strcmp(comm, "bxegress\n") == 0 &&
+		    holds_file_under(e->d_name, f->home.dir);
+		fclose(fp);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Whether brokerd has a child left (it is a subreaper: orphans come back). */
+static bool
+brokerd_has_child(const struct sb_fixture *f)
+{
+	char path[64], buf[512], *p;
+	struct dirent *e;
+	bool found = false;
+	FILE *fp;
+	DIR *d;
+
+	assert_non_null(d = opendir("/proc"));
+	while (!found && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if ((fp = fopen(path, "r")) == NULL)
+			continue;
+		/* The field after the command's closing parenthesis. */
+		if (fgets(buf, sizeof(buf), fp) != NULL &&
+		    (p = strrchr(buf, ')')) != NULL)
+			found = atoi(p + 4) == (int)f->home.brokerd;
+		fclose(fp);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Every allowed Decision has exactly one Result; the log's own checks. */
+static void
+expect_one_result_each(struct sb_fixture *f)
+{
+	const struct bx_audit_record *r;
+	struct rh_log log;
+	char why[256];
+	size_t i, j, n;
+
+	assert_int_equal(rh_log_read(f->home.dir, &log), 0);
+	if (rh_log_check(&log, why, sizeof(why)) != 0)
+		fail_msg("the audit log: %s", why);
+	for (i = 0; i < log.l_n; i++) {
+		r = &log.l_recs[i];
+		if (r->event.type != BX_AUDIT_DECISION ||
+		    r->event.decision.outcome.kind != BX_OUTCOME_ALLOWED)
+			continue;
+		for (j = n = 0; j < log.l_n; j++)
+			n += log.l_recs[j].event.type == BX_AUDIT_RESULT &&
+			    log.l_recs[j].event.result.decision == r->seq;
+		if (n != 1)
+			fail_msg("allowed call %s has %zu Result records",
+			    r->event.decision.call, n);
+	}
+	rh_log_free(&log);
+}
+
+void
+sb_after_case(struct sb_fixture *f)
+{
+	struct rh_call c;
+	struct rh_answer a;
+	char out[4096], id[32];
+
+	/* A good client: a call no grant allows is answered at once. */
+	snprintf(id, sizeof(id), "after%d", ++f->probes);
+	assert_int_equal(rh_call_start(&c, f->home.broker, "after-case", id,
+	    RH_ARGS_NONE), 0);
+	assert_int_equal(rh_call_next(&c, RH_WAIT_MS, &a), RH_FINAL);
+	rh_call_close(&c);
+	assert_int_equal(a.a_status, BX_STATUS_DENIED);
+	assert_int_equal(a.a_reason, BX_DENY_NO_GRANT);
+	sb_expect_nothing_left(f);
+	if (brokerd_has_child(f))
+		fail_msg("brokerd still has a child process");
+	if (sb_proxy_running(f))
+		fail_msg("a proxy is left running");
+	expect_one_result_each(f);
+	if (rh_verify(f->home.dir, out, sizeof(out)) != 0)
+		fail_msg("the chain does not verify: %s", out);
 }

@@ -36,6 +36,8 @@ struct sb_fixture {
 	int		 calls;
 	struct rh_answer last;			/* of the last call */
 	const char	*extra;			/* brokerd.toml after [runner] */
+	int		 max_running;		/* 0: 1 */
+	int		 probes;		/* sb_after_case's calls */
 };
 
 /* cmocka setup and teardown; sb_setup_with adds extra to brokerd.toml. */
@@ -64,5 +66,14 @@ void	sb_expect_record(struct sb_fixture *, int n, bool failed,
 	    const char *sent);
 /* Nothing of any call is left: directories, cgroups, containers. */
 void	sb_expect_nothing_left(struct sb_fixture *);
+
+/* Whether a bxegress of this home runs. */
+bool	sb_proxy_running(const struct sb_fixture *);
+/*
+ * The checks after every case: brokerd answers a good client; no
+ * directory, cgroup, container, child process or proxy of any call is
+ * left; every allowed call has exactly one Result; the chain verifies.
+ */
+void	sb_after_case(struct sb_fixture *);
 
 #endif
