@@ -133,7 +133,7 @@ parse(int argc, char *argv[], struct bxt_args *a)
  * same uid can neither open /proc/<bxtool>/fd/2 nor ptrace bxtool to
  * forge a status line; SIGPIPE ignored, so that a reader that went away
  * makes a write fail with EPIPE instead of killing bxtool before its
- * final line (run's child restores it).
+ * final line (run's child restores it); filter.c's system call filter.
  */
 static int
 setup(struct bxt_outcome *out)
@@ -154,7 +154,7 @@ setup(struct bxt_outcome *out)
 		bxt_fail(out, "standard input or output is not open");
 		return -1;
 	}
-	return 0;
+	return bxt_filter(out);
 }
 
 int

@@ -71,6 +71,8 @@ int	bxt_status_started(void);
 int	bxt_status_final(const struct bxt_outcome *out);
 
 /* read.c, write.c, run.c, fetch.c: each leaves its result in out. */
+/* Installs filter.c's system call filter for bxtool and all it runs. */
+int	bxt_filter(struct bxt_outcome *out);
 void	bxt_read(const struct bxt_args *args, struct bxt_outcome *out);
 void	bxt_write(const struct bxt_args *args, struct bxt_outcome *out);
 void	bxt_run(const struct bxt_args *args, struct bxt_outcome *out);
