@@ -224,7 +224,7 @@ test_other_call_unseen(void **state)
 	    "shell", "{\"command\":\"sleep 43.25\"}"), 0);
 	until = rh_now_ms() + RH_WAIT_MS;
 	/* Until the other call's sleep runs on the host. */
-	while (system("pgrep -f 'sleep 43.25' >/dev/null") != 0 &&
+	while (system("pgrep -f 'slee[p] 43.25' >/dev/null") != 0 &&
 	    rh_now_ms() < until)
 		rh_sleep_ms(50);
 	out = sb_shell(f, NULL, "cat /proc/[0-9]*/cmdline | tr '\\0' ' ' | "
@@ -237,7 +237,7 @@ test_other_call_unseen(void **state)
 	rh_call_close(&c);
 	/* Its hang-up ends it; wait for its Result before the checks. */
 	until = rh_now_ms() + RH_WAIT_MS;
-	while (system("pgrep -f 'sleep 43.25' >/dev/null") == 0 &&
+	while (system("pgrep -f 'slee[p] 43.25' >/dev/null") == 0 &&
 	    rh_now_ms() < until)
 		rh_sleep_ms(50);
 	rh_sleep_ms(500);
