@@ -398,10 +398,13 @@ test_brokerd_killed_mid_fetch(void **state)
 	rh_call_close(&c);
 	assert_true(await_proxy(f, false, RH_WAIT_MS));
 	sb_start(f);
-	done(f);
+	sb_expect_nothing_left(f);
+	assert_false(sb_proxy_running(f));
 	free(fetch(f, "https://good.test/ok"));
 	assert_int_equal(f->last.a_status, BX_STATUS_RESULT);
-	done(f);
+	/* Not sb_after_case: the killed call's Decision has no Result. */
+	sb_expect_nothing_left(f);
+	assert_false(sb_proxy_running(f));
 }
 
 /* A proxy that does not work stops brokerd at startup, naming the runbook. */

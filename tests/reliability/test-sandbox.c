@@ -79,7 +79,7 @@ test_read_file(void **state)
 	sb_expect_record(f, f->calls, true, content);
 	free(content);
 	free(args);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /* Links to a fake secret outside the grant read nothing, at any depth. */
@@ -115,7 +115,7 @@ test_symlinks_reach_nothing_outside(void **state)
 	assert_null(strstr(content, "FAKE-SECRET"));
 	free(content);
 	free(args);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /* write_file: parents made, a link at the path replaced, not followed. */
@@ -164,7 +164,7 @@ test_write_file(void **state)
 	a = sb_call(f, "write_file", args, &content);
 	assert_int_equal(a.a_status, BX_STATUS_DENIED);
 	free(content);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /* A shell sees only its mounts: nothing outside, read-only system dirs. */
@@ -206,7 +206,7 @@ test_shell_sees_only_its_mounts(void **state)
 	assert_string_equal(out, "/tmp\n/tmp C.UTF-8\nHOME LANG OLDPWD PATH PWD "
 	    "boxmaker\n");
 	free(out);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /* A grant of "/" finds none of Boxmaker's own files. */
@@ -233,7 +233,7 @@ test_grant_of_root_hides_boxmaker(void **state)
 	out = sb_shell(f, "/", "ls %s", f->data);
 	assert_non_null(strstr(out, "docs"));
 	free(out);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /*
@@ -276,7 +276,7 @@ test_boxmaker_paths_stay_covered(void **state)
 	assert_int_equal(access(link, F_OK), -1);
 	snprintf(link, sizeof(link), "%s/x", f->top);
 	assert_int_equal(access(link, F_OK), -1);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 static int
@@ -337,7 +337,7 @@ test_no_network(void **state)
 	close(tcp);
 	close(abs);
 	free(out);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /* Limits hold: wall time, memory (the sandbox's /tmp too), processes, output. */
@@ -386,7 +386,7 @@ test_limits(void **state)
 	assert_int_equal(strspn(out, "y\n"), SB_OUTPUT_BYTES);
 	sb_expect_record(f, f->calls, false, out);
 	free(out);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /* Whether a process whose command line holds mark runs on the host. */
@@ -455,7 +455,7 @@ test_caller_hangs_up(void **state)
 	assert_true(await_running("sleep 41.25", false, RH_WAIT_MS));
 	rh_sleep_ms(500);
 	sb_expect_record(f, f->calls, true, "the caller went away");
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /*
@@ -529,7 +529,7 @@ test_max_running_holds(void **state)
 		assert_null(strstr(content, "OVERLAP"));
 		free(content);
 	}
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /*
