@@ -212,8 +212,7 @@ test_other_call_unseen(void **state)
 {
 	struct sb_fixture *f = *state;
 	struct rh_call c;
-	struct rh_answer a;
-	char *out = NULL;
+	char *out;
 	int64_t until;
 
 	rh_kill(&f->home, SIGKILL);
@@ -227,6 +226,7 @@ test_other_call_unseen(void **state)
 	while (system("pgrep -f 'slee[p] 43.25' >/dev/null") != 0 &&
 	    rh_now_ms() < until)
 		rh_sleep_ms(50);
+	assert_int_equal(system("pgrep -f 'slee[p] 43.25' >/dev/null"), 0);
 	out = sb_shell(f, NULL, "cat /proc/[0-9]*/cmdline | tr '\\0' ' ' | "
 	    "grep -c 'sleep 43' ; ls -d /proc/[0-9]* | wc -l");
 	assert_int_equal(f->last.a_status, BX_STATUS_RESULT);
@@ -241,7 +241,6 @@ test_other_call_unseen(void **state)
 	    rh_now_ms() < until)
 		rh_sleep_ms(50);
 	rh_sleep_ms(500);
-	(void)a;
 	sb_after_case(f);
 }
 
