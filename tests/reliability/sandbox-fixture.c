@@ -3,7 +3,11 @@
  * sandbox-fixture.h): a home and a data tree under /var/lib, brokerd with
  * a real runtime, one call as the model makes it, and the checks after.
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+
+#include <netinet/in.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -176,6 +180,57 @@ sb_call(struct sb_fixture *f, const char *tool, const char *args,
 	    BX_STATUS_DENIED ? bx_deny_name(a.a_reason) : "")) == NULL)
 		fail_msg("out of memory");
 	return a;
+}
+
+char *
+sb_call_arg(struct sb_fixture *f, const char *tool, const char *key,
+    const char *value)
+{
+	char *args, *content;
+	json_t *j;
+
+	j = json_pack("{s:s}", key, value);
+	args = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	(void)sb_call(f, tool, args, &content);
+	free(args);
+	return content;
+}
+
+int
+sb_listen_loopback(int type, int *port)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	int fd;
+
+	fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	if (type == SOCK_STREAM)
+		assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+int
+sb_listen_abstract(const char *name)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path + 1, name, strlen(name));
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun,
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+	    strlen(name))), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	return fd;
 }
 
 char *

@@ -57,6 +57,13 @@ void	sb_grant(struct sb_fixture *, const char *id, const char *tool,
 /* One call; its final answer, content (malloc'd) in *content. */
 struct rh_answer sb_call(struct sb_fixture *, const char *tool,
 	    const char *args, char **content);
+/* One call whose arguments are {key: value}; its content (malloc'd). */
+char	*sb_call_arg(struct sb_fixture *, const char *tool, const char *key,
+	    const char *value);
+/* A listener on 127.0.0.1 (SOCK_STREAM or SOCK_DGRAM), its port in *port. */
+int	sb_listen_loopback(int type, int *port);
+/* A listener on the abstract Unix socket name. */
+int	sb_listen_abstract(const char *name);
 /* A shell command under the grant "shell"; its content (malloc'd). */
 char	*sb_shell(struct sb_fixture *, const char *cwd, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));

@@ -138,15 +138,7 @@ done(struct sb_fixture *f)
 static char *
 fetch(struct sb_fixture *f, const char *url)
 {
-	char *args, *content;
-	json_t *j;
-
-	j = json_pack("{s:s}", "url", url);
-	args = json_dumps(j, JSON_COMPACT);
-	json_decref(j);
-	(void)sb_call(f, "http_fetch", args, &content);
-	free(args);
-	return content;
+	return sb_call_arg(f, "http_fetch", "url", url);
 }
 
 /* A failure of the tool, its record, and the taint it raised. */

@@ -255,42 +255,6 @@ test_other_call_unseen(void **state)
 	sb_after_case(f);
 }
 
-static int
-listen_on(int type, int *port)
-{
-	struct sockaddr_in sin;
-	socklen_t len = sizeof(sin);
-	int fd;
-
-	fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	if (type == SOCK_STREAM)
-		assert_int_equal(listen(fd, 4), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	*port = ntohs(sin.sin_port);
-	return fd;
-}
-
-static int
-listen_abstract(const char *name)
-{
-	struct sockaddr_un sun;
-	int fd;
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	memcpy(sun.sun_path + 1, name, strlen(name));
-	assert_int_equal(bind(fd, (struct sockaddr *)&sun,
-	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-	    strlen(name))), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	return fd;
-}
-
 /* Python's words for each way out; the host's servers saw nothing. */
 static void
 test_no_way_out(void **state)
@@ -300,10 +264,10 @@ test_no_way_out(void **state)
 	int tcp, udp, abs, tport, uport;
 
 	sb_grant(f, "shell", "shell", "paths", "\"/\"");
-	tcp = listen_on(SOCK_STREAM, &tport);
-	udp = listen_on(SOCK_DGRAM, &uport);
+	tcp = sb_listen_loopback(SOCK_STREAM, &tport);
+	udp = sb_listen_loopback(SOCK_DGRAM, &uport);
 	snprintf(name, sizeof(name), "bx-escape-%d", (int)getpid());
-	abs = listen_abstract(name);
+	abs = sb_listen_abstract(name);
 	snprintf(cmd, sizeof(cmd), "python3 -c 'import socket\n"
 	    "def try_(what, fam, kind, addr, send=False):\n"
 	    " s = socket.socket(fam, kind)\n"

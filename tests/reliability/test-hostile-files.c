@@ -49,15 +49,7 @@ grant_files(struct sb_fixture *f)
 static char *
 read_path(struct sb_fixture *f, const char *path)
 {
-	char *args, *content;
-	json_t *j;
-
-	j = json_pack("{s:s}", "path", path);
-	args = json_dumps(j, JSON_COMPACT);
-	json_decref(j);
-	(void)sb_call(f, "read_file", args, &content);
-	free(args);
-	return content;
+	return sb_call_arg(f, "read_file", "path", path);
 }
 
 static char *

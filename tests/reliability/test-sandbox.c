@@ -279,41 +279,6 @@ test_boxmaker_paths_stay_covered(void **state)
 	sb_after_case(f);
 }
 
-static int
-listen_tcp(int *port)
-{
-	struct sockaddr_in sin;
-	socklen_t len = sizeof(sin);
-	int fd;
-
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	*port = ntohs(sin.sin_port);
-	return fd;
-}
-
-static int
-listen_abstract(const char *name)
-{
-	struct sockaddr_un sun;
-	int fd;
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	memcpy(sun.sun_path + 1, name, strlen(name));
-	assert_int_equal(bind(fd, (struct sockaddr *)&sun,
-	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-	    strlen(name))), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	return fd;
-}
-
 /* No network: the host's loopback server and abstract socket unreached. */
 static void
 test_no_network(void **state)
@@ -323,9 +288,9 @@ test_no_network(void **state)
 	char name[64], *out;
 
 	sb_grant(f, "shell", "shell", "paths", "");
-	tcp = listen_tcp(&port);
+	tcp = sb_listen_loopback(SOCK_STREAM, &port);
 	snprintf(name, sizeof(name), "bx-sandbox-%d", (int)getpid());
-	abs = listen_abstract(name);
+	abs = sb_listen_abstract(name);
 	out = sb_shell(f, NULL, "bash -c 'echo x > /dev/tcp/127.0.0.1/%d' 2>&1 "
 	    "&& echo TCP; python3 -c 'import socket; s=socket.socket("
 	    "socket.AF_UNIX); s.connect(\"\\0%s\"); print(\"ABS\")' 2>&1 | "
