@@ -3,7 +3,11 @@
  * sandbox-fixture.h): a home and a data tree under /var/lib, brokerd with
  * a real runtime, one call as the model makes it, and the checks after.
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+
+#include <netinet/in.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -189,6 +193,57 @@ sb_call(struct sb_fixture *f, const char *tool, const char *args,
 }
 
 char *
+sb_call_arg(struct sb_fixture *f, const char *tool, const char *key,
+    const char *value)
+{
+	char *args, *content;
+	json_t *j;
+
+	j = json_pack("{s:s}", key, value);
+	args = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	(void)sb_call(f, tool, args, &content);
+	free(args);
+	return content;
+}
+
+int
+sb_listen_loopback(int type, int *port)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	int fd;
+
+	fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	if (type == SOCK_STREAM)
+		assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+int
+sb_listen_abstract(const char *name)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path + 1, name, strlen(name));
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun,
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+	    strlen(name))), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	return fd;
+}
+
+char *
 sb_shell(struct sb_fixture *f, const char *cwd, const char *fmt, ...)
 {
 	char cmd[4096], *args, *content;
@@ -286,4 +341,137 @@ sb_expect_nothing_left(struct sb_fixture *f)
 	pclose(fp);
 	if (n > 0)
 		fail_msg("containers left behind: %s", out);
+}
+
+/* Whether process pid holds a file under dir (its report, its socket). */
+static bool
+holds_file_under(const char *pid, const char *dir)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	struct dirent *e;
+	bool found = false;
+	ssize_t n;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	if ((d = opendir(path)) == NULL)
+		return false;
+	while (!found && (e = readdir(d)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, e->d_name);
+		if ((n = readlink(path, target, sizeof(target) - 1)) <= 0)
+			continue;
+		target[n] = '\0';
+		found = strncmp(target, dir, strlen(dir)) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * Whether a bxegress of this home runs: one holding a file of its call
+ * directories (other tests' proxies may run beside these).
+ */
+bool
+sb_proxy_running(const struct sb_fixture *f)
+{
+	char path[64], comm[64];
+	struct dirent *e;
+	bool found = false;
+	FILE *fp;
+	DIR *d;
+
+	if ((d = opendir("/proc")) == NULL)
+		return true;
+	while (!found && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if ((fp = fopen(path, "r")) == NULL)
+			continue;
+		found = fgets(comm, sizeof(comm), fp) != NULL &&
+		    strcmp(comm, "bxegress\n") == 0 &&
+		    holds_file_under(e->d_name, f->home.dir);
+		fclose(fp);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Whether brokerd has a child left (it is a subreaper: orphans come back). */
+static bool
+brokerd_has_child(const struct sb_fixture *f)
+{
+	char path[64], buf[512], *p;
+	struct dirent *e;
+	bool found = false;
+	FILE *fp;
+	DIR *d;
+
+	assert_non_null(d = opendir("/proc"));
+	while (!found && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if ((fp = fopen(path, "r")) == NULL)
+			continue;
+		/* The field after the command's closing parenthesis. */
+		if (fgets(buf, sizeof(buf), fp) != NULL &&
+		    (p = strrchr(buf, ')')) != NULL)
+			found = atoi(p + 4) == (int)f->home.brokerd;
+		fclose(fp);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Every allowed Decision has exactly one Result; the log's own checks. */
+static void
+expect_one_result_each(struct sb_fixture *f)
+{
+	const struct bx_audit_record *r;
+	struct rh_log log;
+	char why[256];
+	size_t i, j, n;
+
+	assert_int_equal(rh_log_read(f->home.dir, &log), 0);
+	if (rh_log_check(&log, why, sizeof(why)) != 0)
+		fail_msg("the audit log: %s", why);
+	for (i = 0; i < log.l_n; i++) {
+		r = &log.l_recs[i];
+		if (r->event.type != BX_AUDIT_DECISION ||
+		    r->event.decision.outcome.kind != BX_OUTCOME_ALLOWED)
+			continue;
+		for (j = n = 0; j < log.l_n; j++)
+			n += log.l_recs[j].event.type == BX_AUDIT_RESULT &&
+			    log.l_recs[j].event.result.decision == r->seq;
+		if (n != 1)
+			fail_msg("allowed call %s has %zu Result records",
+			    r->event.decision.call, n);
+	}
+	rh_log_free(&log);
+}
+
+void
+sb_after_case(struct sb_fixture *f)
+{
+	struct rh_call c;
+	struct rh_answer a;
+	char out[4096], id[32];
+
+	/* A good client: a call no grant allows is answered at once. */
+	snprintf(id, sizeof(id), "after%d", ++f->probes);
+	assert_int_equal(rh_call_start(&c, f->home.broker, "after-case", id,
+	    RH_ARGS_NONE), 0);
+	assert_int_equal(rh_call_next(&c, RH_WAIT_MS, &a), RH_FINAL);
+	rh_call_close(&c);
+	assert_int_equal(a.a_status, BX_STATUS_DENIED);
+	assert_int_equal(a.a_reason, BX_DENY_NO_GRANT);
+	sb_expect_nothing_left(f);
+	if (brokerd_has_child(f))
+		fail_msg("brokerd still has a child process");
+	if (sb_proxy_running(f))
+		fail_msg("a proxy is left running");
+	expect_one_result_each(f);
+	if (rh_verify(f->home.dir, out, sizeof(out)) != 0)
+		fail_msg("the chain does not verify: %s", out);
 }

@@ -37,6 +37,7 @@ struct sb_fixture {
 	struct rh_answer last;			/* of the last call */
 	const char	*extra;			/* brokerd.toml after [runner] */
 	int		 max_running;		/* [runner] max_running; 0: 1 */
+	int		 probes;		/* sb_after_case's calls */
 };
 
 /* cmocka setup and teardown; sb_setup_with adds extra to brokerd.toml. */
@@ -58,6 +59,13 @@ void	sb_grant_data(struct sb_fixture *, const char *id, const char *tool);
 /* One call; its final answer, content (malloc'd) in *content. */
 struct rh_answer sb_call(struct sb_fixture *, const char *tool,
 	    const char *args, char **content);
+/* One call whose arguments are {key: value}; its content (malloc'd). */
+char	*sb_call_arg(struct sb_fixture *, const char *tool, const char *key,
+	    const char *value);
+/* A listener on 127.0.0.1 (SOCK_STREAM or SOCK_DGRAM), its port in *port. */
+int	sb_listen_loopback(int type, int *port);
+/* A listener on the abstract Unix socket name. */
+int	sb_listen_abstract(const char *name);
 /* A shell command under the grant "shell"; its content (malloc'd). */
 char	*sb_shell(struct sb_fixture *, const char *cwd, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
@@ -67,5 +75,14 @@ void	sb_expect_record(struct sb_fixture *, int n, bool failed,
 	    const char *sent);
 /* Nothing of any call is left: directories, cgroups, containers. */
 void	sb_expect_nothing_left(struct sb_fixture *);
+
+/* Whether a bxegress of this home runs. */
+bool	sb_proxy_running(const struct sb_fixture *);
+/*
+ * The checks after every case: brokerd answers a good client; no
+ * directory, cgroup, container, child process or proxy of any call is
+ * left; every allowed call has exactly one Result; the chain verifies.
+ */
+void	sb_after_case(struct sb_fixture *);
 
 #endif

@@ -112,67 +112,13 @@ clear_logs(void)
 }
 
 
-/* Whether process pid holds a file under dir (its report, its socket). */
-static bool
-holds_file_under(const char *pid, const char *dir)
-{
-	char path[PATH_MAX], target[PATH_MAX];
-	struct dirent *e;
-	bool found = false;
-	ssize_t n;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
-	if ((d = opendir(path)) == NULL)
-		return false;
-	while (!found && (e = readdir(d)) != NULL) {
-		snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, e->d_name);
-		if ((n = readlink(path, target, sizeof(target) - 1)) <= 0)
-			continue;
-		target[n] = '\0';
-		found = strncmp(target, dir, strlen(dir)) == 0;
-	}
-	closedir(d);
-	return found;
-}
-
-/*
- * Whether a bxegress of this home runs: one holding a file of its call
- * directories (other tests' proxies may run beside these).
- */
-static bool
-proxy_running(const struct sb_fixture *f)
-{
-	char path[64], comm[64];
-	struct dirent *e;
-	bool found = false;
-	FILE *fp;
-	DIR *d;
-
-	if ((d = opendir("/proc")) == NULL)
-		return true;
-	while (!found && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		if ((fp = fopen(path, "r")) == NULL)
-			continue;
-		found = fgets(comm, sizeof(comm), fp) != NULL &&
-		    strcmp(comm, "bxegress\n") == 0 &&
-		    holds_file_under(e->d_name, f->home.dir);
-		fclose(fp);
-	}
-	closedir(d);
-	return found;
-}
-
 /* Until the proxy runs (or stops running), within ms; whether it did. */
 static bool
 await_proxy(const struct sb_fixture *f, bool running, int ms)
 {
 	int64_t until = rh_now_ms() + ms;
 
-	while (proxy_running(f) != running) {
+	while (sb_proxy_running(f) != running) {
 		if (rh_now_ms() >= until)
 			return false;
 		rh_sleep_ms(20);
@@ -185,23 +131,14 @@ static void
 done(struct sb_fixture *f)
 {
 	sb_expect_nothing_left(f);
-	if (proxy_running(f))
-		fail_msg("a proxy is left running");
+	sb_after_case(f);
 }
 
 /* One fetch under the grant "fetch"; the content (malloc'd). */
 static char *
 fetch(struct sb_fixture *f, const char *url)
 {
-	char *args, *content;
-	json_t *j;
-
-	j = json_pack("{s:s}", "url", url);
-	args = json_dumps(j, JSON_COMPACT);
-	json_decref(j);
-	(void)sb_call(f, "http_fetch", args, &content);
-	free(args);
-	return content;
+	return sb_call_arg(f, "http_fetch", "url", url);
 }
 
 /* A failure of the tool, its record, and the taint it raised. */
@@ -457,10 +394,13 @@ test_brokerd_killed_mid_fetch(void **state)
 	rh_call_close(&c);
 	assert_true(await_proxy(f, false, RH_WAIT_MS));
 	sb_start(f);
-	done(f);
+	sb_expect_nothing_left(f);
+	assert_false(sb_proxy_running(f));
 	free(fetch(f, "https://good.test/ok"));
 	assert_int_equal(f->last.a_status, BX_STATUS_RESULT);
-	done(f);
+	/* Not sb_after_case: the killed call's Decision has no Result. */
+	sb_expect_nothing_left(f);
+	assert_false(sb_proxy_running(f));
 }
 
 /* A proxy that does not work stops brokerd at startup, naming the runbook. */
@@ -479,7 +419,7 @@ test_proxy_that_cannot_run(void **state)
 	    "answer as SOCKS5"));
 	assert_true(rh_errs_contain(&f->home, "see docs/runbook.md#"
 	    "egress-proxy"));
-	assert_false(proxy_running(f));
+	assert_false(sb_proxy_running(f));
 }
 
 /* The other tools have no proxy and no network at all. */

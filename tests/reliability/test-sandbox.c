@@ -79,7 +79,7 @@ test_read_file(void **state)
 	sb_expect_record(f, f->calls, true, content);
 	free(content);
 	free(args);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /* Links to a fake secret outside the grant read nothing, at any depth. */
@@ -115,7 +115,7 @@ test_symlinks_reach_nothing_outside(void **state)
 	assert_null(strstr(content, "FAKE-SECRET"));
 	free(content);
 	free(args);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /* write_file: parents made, a link at the path replaced, not followed. */
@@ -164,7 +164,7 @@ test_write_file(void **state)
 	a = sb_call(f, "write_file", args, &content);
 	assert_int_equal(a.a_status, BX_STATUS_DENIED);
 	free(content);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /* A shell sees only its mounts: nothing outside, read-only system dirs. */
@@ -206,7 +206,7 @@ test_shell_sees_only_its_mounts(void **state)
 	assert_string_equal(out, "/tmp\n/tmp C.UTF-8\nHOME LANG OLDPWD PATH PWD "
 	    "boxmaker\n");
 	free(out);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /* A grant of "/" finds none of Boxmaker's own files. */
@@ -240,7 +240,7 @@ test_grant_of_root_hides_boxmaker(void **state)
 		fail_msg("the host's /var/tmp showed in the call's: %s", out);
 	free(out);
 	assert_int_equal(rmdir(host_tmp), 0);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /*
@@ -283,42 +283,7 @@ test_boxmaker_paths_stay_covered(void **state)
 	assert_int_equal(access(link, F_OK), -1);
 	snprintf(link, sizeof(link), "%s/x", f->top);
 	assert_int_equal(access(link, F_OK), -1);
-	sb_expect_nothing_left(f);
-}
-
-static int
-listen_tcp(int *port)
-{
-	struct sockaddr_in sin;
-	socklen_t len = sizeof(sin);
-	int fd;
-
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	*port = ntohs(sin.sin_port);
-	return fd;
-}
-
-static int
-listen_abstract(const char *name)
-{
-	struct sockaddr_un sun;
-	int fd;
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	memcpy(sun.sun_path + 1, name, strlen(name));
-	assert_int_equal(bind(fd, (struct sockaddr *)&sun,
-	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-	    strlen(name))), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	return fd;
+	sb_after_case(f);
 }
 
 /* No network: the host's loopback server and abstract socket unreached. */
@@ -330,9 +295,9 @@ test_no_network(void **state)
 	char name[64], *out;
 
 	sb_grant(f, "shell", "shell", "paths", "");
-	tcp = listen_tcp(&port);
+	tcp = sb_listen_loopback(SOCK_STREAM, &port);
 	snprintf(name, sizeof(name), "bx-sandbox-%d", (int)getpid());
-	abs = listen_abstract(name);
+	abs = sb_listen_abstract(name);
 	out = sb_shell(f, NULL, "bash -c 'echo x > /dev/tcp/127.0.0.1/%d' 2>&1 "
 	    "&& echo TCP; python3 -c 'import socket; s=socket.socket("
 	    "socket.AF_UNIX); s.connect(\"\\0%s\"); print(\"ABS\")' 2>&1 | "
@@ -344,7 +309,7 @@ test_no_network(void **state)
 	close(tcp);
 	close(abs);
 	free(out);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /* Limits hold: wall time, memory (the sandbox's /tmp too), processes, output. */
@@ -393,7 +358,7 @@ test_limits(void **state)
 	assert_int_equal(strspn(out, "y\n"), SB_OUTPUT_BYTES);
 	sb_expect_record(f, f->calls, false, out);
 	free(out);
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 static void
@@ -421,7 +386,7 @@ test_caller_hangs_up(void **state)
 	assert_true(rh_await_process("sleep 41.25", false, RH_WAIT_MS));
 	rh_sleep_ms(500);
 	sb_expect_record(f, f->calls, true, "the caller went away");
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /*
@@ -495,7 +460,7 @@ test_max_running_holds(void **state)
 		assert_null(strstr(content, "OVERLAP"));
 		free(content);
 	}
-	sb_expect_nothing_left(f);
+	sb_after_case(f);
 }
 
 /*
