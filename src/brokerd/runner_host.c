@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -223,6 +224,33 @@ set_user(struct runner_sandbox *rs, struct bx_error *err)
 	return 0;
 }
 
+/*
+ * podman cannot add a filter to its own, so bxtool installs the program
+ * from a file every podman sandbox binds read-only: written once, at each
+ * start, for all calls.
+ */
+static int
+write_seccomp_file(struct runner_sandbox *rs, const char *home,
+    struct bx_error *err)
+{
+	const struct backend_settings *bs = &rs->rs_backend;
+	int fd, rc;
+
+	snprintf(rs->rs_seccomp_file, sizeof(rs->rs_seccomp_file),
+	    "%s/broker/seccomp.bpf", home);
+	fd = open(rs->rs_seccomp_file, O_WRONLY | O_CREAT | O_TRUNC |
+	    O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (fd == -1)
+		return bx_fail(err, "%s: %s", rs->rs_seccomp_file,
+		    strerror(errno));
+	rc = bx_write_all(fd, bs->bs_seccomp, bs->bs_seccomp_len);
+	if (rc == -1)
+		bx_fail(err, "%s: %s", rs->rs_seccomp_file, strerror(errno));
+	close(fd);
+	rs->rs_backend.bs_seccomp_file = rs->rs_seccomp_file;
+	return rc;
+}
+
 int
 runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
     struct bx_error *err)
@@ -273,6 +301,9 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 	    &rs->rs_backend.bs_seccomp_len, err) == -1)
 		return bx_error_prefix(err, "runner");
 	rs->rs_backend.bs_seccomp = rs->rs_seccomp;
+	if (cr->cr_kind == RUNNER_PODMAN && write_seccomp_file(rs, c->rsc_home,
+	    err) == -1)
+		return bx_error_prefix(err, "runner");
 	rs->rs_host.sh_resolve = resolve;
 	return 0;
 }

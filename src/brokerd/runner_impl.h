@@ -96,6 +96,7 @@ struct backend_settings {
 	const char	*bs_user;	/* "UID:GID", or NULL */
 	const void	*bs_seccomp;	/* the BPF program of seccomp.h */
 	size_t		 bs_seccomp_len;
+	const char	*bs_seccomp_file; /* podman: it, for bxtool to install */
 };
 
 int	podman_run(const struct backend_settings *, struct sandbox_call *,
@@ -127,6 +128,7 @@ struct runner_sandbox {
 	char			*rs_protected[SANDBOX_MAX_PROTECTED];
 	char			*rs_entries[SANDBOX_MAX_ROOT_ENTRIES];
 	void			*rs_seccomp;
+	char			 rs_seccomp_file[PATH_MAX];
 	pthread_mutex_t		 rs_lock;	/* guards rs_running */
 	pthread_cond_t		 rs_slot;
 	int64_t			 rs_running;

@@ -10,18 +10,13 @@
  * call cgroup's, the --cgroup-parent: podman's own OOM report is always
  * false, and only an OOM in that cgroup is seen (cgroup.h).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "brokerd/runner_impl.h"
-#include "proto/writefile.h"
 
 /* podman's own --timeout, past ours, for a container whose brokerd died. */
 #define PODMAN_BACKSTOP_S	10
@@ -171,27 +166,6 @@ kill_container(void *ctx)
 	remove_container(k->pk_program, k->pk_name);
 }
 
-/*
- * podman has no way to add to its own filter, so bxtool installs brokerd's
- * from this file (the call's directory is removed with the call).
- */
-static int
-write_filter(const struct backend_settings *bs, const char *path,
-    struct bx_error *err)
-{
-	int fd, rc;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0444);
-	if (fd == -1)
-		return bx_fail(err, "%s: %s", path, strerror(errno));
-	rc = bx_write_all(fd, bs->bs_seccomp, bs->bs_seccomp_len);
-	if (rc == -1)
-		bx_fail(err, "%s: %s", path, strerror(errno));
-	close(fd);
-	return rc;
-}
-
 int
 podman_run(const struct backend_settings *bs, struct sandbox_call *call,
     struct exec_outcome *ret, struct bx_error *err)
@@ -203,7 +177,6 @@ podman_run(const struct backend_settings *bs, struct sandbox_call *call,
 	struct exec_spawn sp;
 	struct exec_child c;
 	struct argv a;
-	char seccomp[PATH_MAX];
 	int rc = -1;
 
 	memset(&o, 0, sizeof(o));
@@ -215,12 +188,10 @@ podman_run(const struct backend_settings *bs, struct sandbox_call *call,
 	o.po_pids = bs->bs_pids;
 	o.po_timeout_ms = bs->bs_timeout_ms;
 	o.po_user = bs->bs_user;
-	snprintf(seccomp, sizeof(seccomp), "%s/seccomp", v->v_calldir);
-	o.po_seccomp = seccomp;
+	o.po_seccomp = bs->bs_seccomp_file;
 	k.pk_program = bs->bs_program;
 	podman_name(bs->bs_home_id, v->v_seq, k.pk_name, sizeof(k.pk_name));
-	if (write_filter(bs, seccomp, err) == -1 ||
-	    podman_argv(&o, v, &a, err) == -1)
+	if (podman_argv(&o, v, &a, err) == -1)
 		goto out;
 	memset(&sp, 0, sizeof(sp));
 	sp.es_argv = a.a_v;

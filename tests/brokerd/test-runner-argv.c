@@ -56,7 +56,7 @@ render(void *ctx, const struct run_spec *spec, struct run_result *ret,
 	struct golden *g = ctx;
 	struct podman_opts po = { "/usr/bin/podman", "runc", "0123456789abcdef",
 	    "/boxmaker-0123456789abcdef/call-41", 128, 30000, NULL,
-	    "/h/broker/runner/41/seccomp" };
+	    "/h/broker/seccomp.bpf" };
 	struct bwrap_opts bo = { "/usr/bin/bwrap", 5, 6, 7, NULL };
 	struct sandbox_view *v = NULL;
 	struct argv a, opts, b;
