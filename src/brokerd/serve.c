@@ -9,6 +9,9 @@
  * after worker_idle_ms without work: a steady stream of calls
  * reuses them instead of starting and ending a thread for each, which on
  * 2 cores was a sixth of brokerd's time per call (bench/README.md).
+ * An ended worker is joined, not detached: its thread-local destructors
+ * (its hash context, OpenSSL's error state) must have run before brokerd
+ * frees what they use or exits, or they race the exit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,7 +66,10 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 	s->s_waiting = calloc(s->s_cfg.max_connections, sizeof(*s->s_waiting));
 	s->s_pfds = calloc(s->s_cfg.max_connections + SLOT_CONNS,
 	    sizeof(*s->s_pfds));
-	if (s->s_waiting == NULL || s->s_pfds == NULL) {
+	s->s_ended_workers = calloc(s->s_cfg.max_calls +
+	    SERVE_MAX_ADMIN_CALLS, sizeof(*s->s_ended_workers));
+	if (s->s_waiting == NULL || s->s_pfds == NULL ||
+	    s->s_ended_workers == NULL) {
 		bx_fail(err, "serve: out of memory");
 		goto fail;
 	}
@@ -115,6 +121,7 @@ serve_free(struct serve *s)
 	pthread_mutex_destroy(&s->s_lock);
 	free(s->s_waiting);
 	free(s->s_pfds);
+	free(s->s_ended_workers);
 	free(s);
 }
 
@@ -236,10 +243,25 @@ worker_run(void *arg)
 		rc = pthread_cond_timedwait(&s->s_work, &s->s_lock, &until);
 		s->s_idle--;
 	}
+	s->s_ended_workers[s->s_nended++] = pthread_self();
 	s->s_workers--;
 	pthread_cond_broadcast(&s->s_ended);
 	pthread_mutex_unlock(&s->s_lock);
 	return NULL;
+}
+
+/*
+ * Joins the workers that ended. They never take s_lock again once listed,
+ * so joining under it waits only for their last instructions. Ended and
+ * running workers together never outnumber max_calls +
+ * SERVE_MAX_ADMIN_CALLS: this runs before each new one starts. The caller
+ * holds s_lock.
+ */
+static void
+join_ended(struct serve *s)
+{
+	while (s->s_nended > 0)
+		pthread_join(s->s_ended_workers[--s->s_nended], NULL);
 }
 
 /*
@@ -251,18 +273,13 @@ worker_run(void *arg)
 static int
 worker_for_one_more(struct serve *s)
 {
-	pthread_attr_t attr;
 	pthread_t t;
-	int rc;
 
 	/* Idle workers already woken count for the ones ready before. */
 	if (s->s_nready < s->s_idle)
 		return 1;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	rc = pthread_create(&t, &attr, worker_run, s);
-	pthread_attr_destroy(&attr);
-	if (rc != 0)
+	join_ended(s);
+	if (pthread_create(&t, NULL, worker_run, s) != 0)
 		return -1;
 	s->s_workers++;
 	return 0;
@@ -346,6 +363,7 @@ serve_run(struct serve *s, struct bx_error *err)
 	 */
 	while (s->s_workers > 0)
 		pthread_cond_wait(&s->s_ended, &s->s_lock);
+	join_ended(s);
 	pthread_mutex_unlock(&s->s_lock);
 	pthread_join(expiry, NULL);
 	return rc == 0 ? 0 : -1;

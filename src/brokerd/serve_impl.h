@@ -65,6 +65,8 @@ struct serve {
 	size_t			 s_nready;
 	size_t			 s_workers;	/* started, not yet ended */
 	size_t			 s_idle;	/* of them, waiting for work */
+	pthread_t		*s_ended_workers;	/* not yet joined */
+	size_t			 s_nended;
 	bool			 s_stopping;
 };
 
