@@ -66,8 +66,9 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 	s->s_waiting = calloc(s->s_cfg.max_connections, sizeof(*s->s_waiting));
 	s->s_pfds = calloc(s->s_cfg.max_connections + SLOT_CONNS,
 	    sizeof(*s->s_pfds));
-	s->s_ended_workers = calloc(s->s_cfg.max_calls +
-	    SERVE_MAX_ADMIN_CALLS, sizeof(*s->s_ended_workers));
+	s->s_ended_cap = s->s_cfg.max_calls + SERVE_MAX_ADMIN_CALLS;
+	s->s_ended_workers = calloc(s->s_ended_cap,
+	    sizeof(*s->s_ended_workers));
 	if (s->s_waiting == NULL || s->s_pfds == NULL ||
 	    s->s_ended_workers == NULL) {
 		bx_fail(err, "serve: out of memory");
@@ -215,6 +216,21 @@ ready_take(struct serve *s)
 }
 
 /*
+ * Joins the workers that ended. They never take s_lock again once listed,
+ * so joining under it waits only for their last instructions. It runs
+ * before each new worker starts, at stop, and when the list is full (a
+ * worker between two calls is not counted idle, so a few more than
+ * max_calls + SERVE_MAX_ADMIN_CALLS can have lived). The caller holds
+ * s_lock.
+ */
+static void
+join_ended(struct serve *s)
+{
+	while (s->s_nended > 0)
+		pthread_join(s->s_ended_workers[--s->s_nended], NULL);
+}
+
+/*
  * A worker: handles ready connections one at a time until serve stops, or
  * until it has waited worker_idle_ms for one.
  */
@@ -243,25 +259,13 @@ worker_run(void *arg)
 		rc = pthread_cond_timedwait(&s->s_work, &s->s_lock, &until);
 		s->s_idle--;
 	}
+	if (s->s_nended == s->s_ended_cap)
+		join_ended(s);
 	s->s_ended_workers[s->s_nended++] = pthread_self();
 	s->s_workers--;
 	pthread_cond_broadcast(&s->s_ended);
 	pthread_mutex_unlock(&s->s_lock);
 	return NULL;
-}
-
-/*
- * Joins the workers that ended. They never take s_lock again once listed,
- * so joining under it waits only for their last instructions. Ended and
- * running workers together never outnumber max_calls +
- * SERVE_MAX_ADMIN_CALLS: this runs before each new one starts. The caller
- * holds s_lock.
- */
-static void
-join_ended(struct serve *s)
-{
-	while (s->s_nended > 0)
-		pthread_join(s->s_ended_workers[--s->s_nended], NULL);
 }
 
 /*

@@ -67,6 +67,7 @@ struct serve {
 	size_t			 s_idle;	/* of them, waiting for work */
 	pthread_t		*s_ended_workers;	/* not yet joined */
 	size_t			 s_nended;
+	size_t			 s_ended_cap;
 	bool			 s_stopping;
 };
 
