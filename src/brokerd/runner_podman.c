@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "brokerd/runner_impl.h"
 
@@ -24,6 +25,9 @@
 #define PODMAN_COMMAND_MS	30000
 /* podman ps's answer: container ids, one per line. */
 #define PODMAN_PS_MAX		(64 * 1024)
+/* The start-up sweep's rounds of podman ps and rm, and the pause after each. */
+#define PODMAN_SWEEP_ROUNDS	5
+#define PODMAN_SWEEP_PAUSE_MS	100
 
 void
 podman_name(const char *home_id, uint64_t seq, char *buf, size_t size)
@@ -220,31 +224,80 @@ podman_cleanup(const struct backend_settings *bs, uint64_t seq)
 	remove_container(bs->bs_program, name);
 }
 
-int
-podman_sweep(const struct backend_settings *bs, size_t *ret_removed,
+/* This home's containers, one id per line, into *ret (the caller frees). */
+static int
+list_containers(const struct backend_settings *bs, char **ret,
     struct bx_error *err)
 {
-	char filter[64], *out = NULL, *line, *save = NULL;
+	char filter[64], *out = NULL;
 	char *argv[] = { (char *)bs->bs_program, "ps", "-a", "-q",
 	    "--filter", filter, NULL };
-	size_t removed = 0;
 	int status;
 
 	snprintf(filter, sizeof(filter), "label=boxmaker.home=%s",
 	    bs->bs_home_id);
-	status = exec_command(argv, PODMAN_COMMAND_MS, PODMAN_PS_MAX, &out,
-	    err);
-	if (status == -1)
+	if ((status = exec_command(argv, PODMAN_COMMAND_MS, PODMAN_PS_MAX,
+	    &out, err)) == -1)
 		return -1;
 	if (status != 0) {
 		free(out);
 		return bx_fail(err, "podman ps -a --filter %s failed (wait "
 		    "status %d)", filter, status);
 	}
-	for (line = strtok_r(out, "\n", &save); line != NULL;
+	*ret = out;
+	return 0;
+}
+
+/* Removes each container listed; how many there were. */
+static size_t
+remove_listed(const struct backend_settings *bs, char *list)
+{
+	char *line, *save = NULL;
+	size_t n = 0;
+
+	for (line = strtok_r(list, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
 		remove_container(bs->bs_program, line);
-		removed++;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A container still running when brokerd died is stopped by our rm, and
+ * its own --rm cleanup then races that rm: measured here, about one kill
+ * in 250 left it listed as exited. So the sweep lists again after each
+ * round, and a container still listed after PODMAN_SWEEP_ROUNDS fails the
+ * start rather than be forgotten.
+ */
+int
+podman_sweep(const struct backend_settings *bs, size_t *ret_removed,
+    struct bx_error *err)
+{
+	const struct timespec pause = { 0, PODMAN_SWEEP_PAUSE_MS * 1000000L };
+	size_t removed = 0, found;
+	char *out = NULL;
+	int round;
+
+	for (round = 0; ; round++) {
+		if (list_containers(bs, &out, err) == -1)
+			return -1;
+		if (out[strspn(out, "\n")] == '\0')
+			break;
+		if (round == PODMAN_SWEEP_ROUNDS) {
+			out[strcspn(out, "\n")] = '\0';
+			bx_fail(err, "podman rm -f did not remove container %s "
+			    "(and perhaps others) in %d rounds; remove "
+			    "them with podman rm -f", out, round);
+			free(out);
+			return -1;
+		}
+		found = remove_listed(bs, out);
+		if (round == 0)
+			removed = found;
+		free(out);
+		out = NULL;
+		nanosleep(&pause, NULL);
 	}
 	free(out);
 	*ret_removed = removed;

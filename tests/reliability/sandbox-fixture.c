@@ -144,6 +144,23 @@ sb_setup(void **state)
 	return sb_setup_with(state, NULL);
 }
 
+/*
+ * A failed case may leave its home's containers: they go with it, so that
+ * the machine's podman store does not keep them.
+ */
+static void
+remove_containers(const struct sb_fixture *f)
+{
+	char cmd[256];
+
+	if (strcmp(sb_kind, "podman") != 0)
+		return;
+	snprintf(cmd, sizeof(cmd), "podman ps -a -q --filter "
+	    "label=boxmaker.home=%s | xargs -r podman rm -f -t 0 "
+	    ">/dev/null 2>&1", f->home_id);
+	(void)system(cmd);
+}
+
 int
 sb_teardown(void **state)
 {
@@ -154,6 +171,7 @@ sb_teardown(void **state)
 
 	rh_home_remove(&f->home);
 	rh_remove_tree(f->top);
+	remove_containers(f);
 	/* brokerd was SIGKILLed: its home's empty cgroups, in every hierarchy. */
 	if ((d = opendir("/sys/fs/cgroup")) != NULL) {
 		while ((e = readdir(d)) != NULL) {
@@ -286,7 +304,6 @@ sb_expect_record(struct sb_fixture *f, int n, bool failed, const char *sent)
 	rh_log_free(&log);
 }
 
-/* Nothing of any call is left: directories, cgroups, containers. */
 /* brokerd's stderr, for a failure that its words may explain. */
 static void
 print_errs(const struct sb_fixture *f)
@@ -302,10 +319,11 @@ print_errs(const struct sb_fixture *f)
 	fclose(fp);
 }
 
+/* Nothing of any call is left: directories, cgroups, containers. */
 void
 sb_expect_nothing_left(struct sb_fixture *f)
 {
-	char path[PATH_MAX], cmd[256], out[256] = "";
+	char path[PATH_MAX], cmd[256], out[1024] = "";
 	struct dirent *e, *h;
 	DIR *d, *root;
 	FILE *fp;
@@ -334,13 +352,16 @@ sb_expect_nothing_left(struct sb_fixture *f)
 	closedir(root);
 	if (strcmp(sb_kind, "podman") != 0)
 		return;
-	snprintf(cmd, sizeof(cmd), "podman ps -a -q --filter "
-	    "label=boxmaker.home=%s", f->home_id);
+	snprintf(cmd, sizeof(cmd), "podman ps -a --filter "
+	    "label=boxmaker.home=%s --format '{{.Names}} {{.State}} "
+	    "{{.Status}}'", f->home_id);
 	assert_non_null(fp = popen(cmd, "r"));
 	n = fread(out, 1, sizeof(out) - 1, fp);
 	pclose(fp);
-	if (n > 0)
+	if (n > 0) {
+		print_errs(f);
 		fail_msg("containers left behind: %s", out);
+	}
 }
 
 /* Whether process pid holds a file under dir (its report, its socket). */
