@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "brokerd/runner_impl.h"
+#include "grants-fixture.h"
 
 #define HOME_ID	"0123456789abcdef"
 
@@ -42,28 +42,22 @@ static const char fake_podman[] =
     "exit 0\n";
 
 struct fake {
-	char	f_dir[64];
-	char	f_program[96];
-	struct backend_settings f_bs;
+	char			*f_dir;
+	char			 f_program[4096];
+	struct backend_settings	 f_bs;
 };
 
 static void
 put(const struct fake *f, const char *name, const char *text)
 {
-	char path[160];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", f->f_dir, name);
-	assert_non_null(fp = fopen(path, "w"));
-	assert_int_equal(fputs(text, fp) >= 0, 1);
-	assert_int_equal(fclose(fp), 0);
+	fixture_text(f->f_dir, name, text);
 }
 
 /* The file's whole text (malloc'd), or NULL if it is not there. */
 static char *
 slurp(const struct fake *f, const char *name)
 {
-	char path[160], *text;
+	char path[4096], *text;
 	size_t n;
 	FILE *fp;
 
@@ -83,8 +77,7 @@ setup(void **state)
 	struct fake *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	snprintf(f->f_dir, sizeof(f->f_dir), "/tmp/bx-podman-XXXXXX");
-	assert_non_null(mkdtemp(f->f_dir));
+	f->f_dir = fixture_dir();
 	snprintf(f->f_program, sizeof(f->f_program), "%s/podman", f->f_dir);
 	put(f, "podman", fake_podman);
 	assert_int_equal(chmod(f->f_program, 0700), 0);
@@ -99,10 +92,9 @@ static int
 teardown(void **state)
 {
 	struct fake *f = *state;
-	char cmd[128];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->f_dir);
-	assert_int_equal(system(cmd), 0);
+	fixture_remove(f->f_dir);
+	free(f->f_dir);
 	free(f);
 	return 0;
 }
