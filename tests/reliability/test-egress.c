@@ -361,6 +361,36 @@ test_bounded(void **state)
 	done(f);
 }
 
+/*
+ * Hostile servers: headers a byte a second (slowloris), a redirect to
+ * itself, and a body of 64 MiB, a thousand times output_bytes.
+ */
+static void
+test_hostile_servers(void **state)
+{
+	struct sb_fixture *f = *state;
+	char *out;
+
+	grant_fetch(f);
+	out = fetch(f, "https://good.test/slowloris");
+	assert_int_equal(f->last.a_status, BX_STATUS_FAILED);
+	assert_string_equal(out, "timed out after 3 s\n");
+	free(out);
+	out = fetch(f, "https://good.test/loop");
+	assert_int_equal(f->last.a_status, BX_STATUS_FAILED);
+	assert_non_null(strstr(out, "Maximum (5) redirects followed"));
+	sb_expect_record(f, f->calls, true, out);
+	free(out);
+	out = fetch(f, "https://good.test/big/67108864");
+	assert_int_equal(f->last.a_status, BX_STATUS_RESULT);
+	assert_true(f->last.a_truncated);
+	assert_int_equal(strlen(out), SB_OUTPUT_BYTES);
+	assert_int_equal(strspn(out, "a"), SB_OUTPUT_BYTES);
+	sb_expect_record(f, f->calls, false, out);
+	free(out);
+	done(f);
+}
+
 /* Past [egress] max_bytes the proxy closes and the fetch says so. */
 static void
 test_byte_limit(void **state)
@@ -461,6 +491,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_status_and_text, setup,
 		    sb_teardown),
 		cmocka_unit_test_setup_teardown(test_bounded, setup,
+		    sb_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_servers, setup,
 		    sb_teardown),
 		cmocka_unit_test_setup_teardown(test_byte_limit, setup_small,
 		    sb_teardown),
