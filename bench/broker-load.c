@@ -426,7 +426,7 @@ check_answer(const struct client *cl, const char *callid, const char *line,
 	    (cl->cl_kind == KIND_DENIED && (r->status != BX_STATUS_DENIED ||
 	    r->reason != BX_DENY_NO_GRANT)) ||
 	    (cl->cl_kind == KIND_ALLOWED && (r->status != BX_STATUS_FAILED ||
-	    strcmp(r->message, RUNNER_M3A_MESSAGE) != 0)))
+	    strcmp(r->message, RUNNER_REFUSE_MESSAGE) != 0)))
 		bx_fail(err, "call %s: not the expected answer: %.*s", callid,
 		    (int)len, line);
 	else

@@ -32,9 +32,10 @@
 #                      [turn] max_steps (16) model steps, and not be cut off
 #                      at llama-server's -n limit or its context
 #   runner's failure   nothing: the runner is "refuse", so the approved call
-#                      fails with "the runner arrives in M3b" and bxctl shows it
-#   reply reports it   a last reply that speaks of the failure (runner, M3b,
-#                      could not, unable, fail, ...); read it to be sure
+#                      fails with "no tool runs: the runner kind is refuse"
+#                      and bxctl shows it
+#   reply reports it   a last reply that speaks of the failure (runner, no
+#                      tool, could not, unable, fail, ...); read it to be sure
 #   audit records      nothing: brokerd writes them
 set -u
 
@@ -194,13 +195,14 @@ cat "$home/logs/chat.out"
 check "bxctl chat ended well (exit $chat_status)" [ "$chat_status" -eq 0 ]
 check "the chat showed the approval block" grep -q "^$id " "$home/logs/chat.out"
 check "the runner's failure reached the chat" \
-    grep -q 'the runner arrives in M3b' "$home/logs/chat.out"
+    grep -q 'no tool runs: the runner kind is refuse' "$home/logs/chat.out"
 # The model's own words are not scripted: a reply after the tool result that
 # speaks of the failure counts. Read it above to be sure.
-reply=$(sed -n '/the runner arrives in M3b/,$p' "$home/logs/chat.out" |
+reply=$(sed -n '/no tool runs: the runner kind is refuse/,$p' \
+    "$home/logs/chat.out" |
     sed 1d | grep '^model: ')
 check "the model's reply reports the failure" sh -c 'printf "%s\n" "$1" |
-    grep -qiE "m3b|runner|not (yet )?(run|available|read)|could ?n.t|unable|fail|unavailable"' \
+    grep -qiE "m3b|runner|no tool|not (yet )?(run|available|read)|could ?n.t|unable|fail|unavailable"' \
     sh "$reply"
 
 say "stopping loopd and brokerd"

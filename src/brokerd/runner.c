@@ -36,7 +36,7 @@ refuse(void *ctx, const struct run_spec *spec, struct run_result *ret,
 
 	(void)ctx;
 	(void)spec;
-	if ((text = strdup(RUNNER_M3A_MESSAGE)) == NULL)
+	if ((text = strdup(RUNNER_REFUSE_MESSAGE)) == NULL)
 		return bx_fail(err, "runner: out of memory");
 	ret->rr_status = RUN_UNAVAILABLE;
 	ret->rr_text = text;

@@ -13,8 +13,8 @@
  *	shell		every path of the grant, writable	no egress
  *	http_fetch	no mounts				the grant's hosts
  *
- * M3a's production runtime, runner_refusing, refuses every call as
- * unavailable ("the runner arrives in M3b"); tests use a recording fake.
+ * runner_refusing ([runner] kind = "refuse") refuses every call as
+ * unavailable (RUNNER_REFUSE_MESSAGE); tests use a recording fake.
  *
  * Ownership: the spec belongs to runner_run and lives only while the
  * runtime's run is called; strings and arrays its getters return belong to
@@ -36,8 +36,8 @@
 /* A spec never holds more mounts than a grant holds paths. */
 #define RUNNER_MAX_MOUNTS	GRANTS_MAX_CONSTRAINTS
 
-/* What M3a's runtime says to every call. */
-#define RUNNER_M3A_MESSAGE	"the runner arrives in M3b"
+/* What the refusing runtime says to every call. */
+#define RUNNER_REFUSE_MESSAGE	"no tool runs: the runner kind is refuse"
 
 struct run_spec;
 
@@ -77,7 +77,7 @@ struct runtime {
 	void	*ctx;
 };
 
-/* M3a's runtime: every call is RUN_UNAVAILABLE, RUNNER_M3A_MESSAGE. */
+/* kind = "refuse": every call is RUN_UNAVAILABLE, RUNNER_REFUSE_MESSAGE. */
 extern const struct runtime runner_refusing;
 
 /*

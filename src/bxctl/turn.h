@@ -9,7 +9,7 @@
  *	model: Let me look.			(text, and the final reply)
  *	call call_0: shell {"command": "ls"}
  *	<the two lines of show.h>		(approval_pending)
- *	result call_0: failed (public): the runner arrives in M3b
+ *	result call_0: failed (public): timed out after 30 s
  *	error: the model server is unavailable	(the turn failed)
  *
  * With json, each frame loopd sent is printed instead as one line of

@@ -202,12 +202,14 @@ test_unavailable_runner_fails_and_leaves_taint(void **state)
 	secret_notes(f, "auto");
 	bpeer_init(&p);
 	bfix_call(f, &p, "s1", "c1", "read_file", "{\"path\":\"/notes/a\"}");
-	expect_failed(&p, "the runner arrives in M3b");
+	expect_failed(&p, "no tool runs: the runner kind is "
+	    "refuse");
 	n = bfix_records(f, &r);
 	assert_int_equal(n, 2);
 	assert_int_equal(r[1].event.result.status, BX_RESULT_STATUS_FAILED);
 	assert_int_equal(r[1].event.result.taint_after, BX_CLASS_PRIVATE);
-	expect_hash(&r[1].event.result, "the runner arrives in M3b");
+	expect_hash(&r[1].event.result, "no tool runs: the runner kind "
+	    "is refuse");
 	bfix_records_free(r, n);
 	/* Nothing was raised, so there was nothing to write. */
 	assert_int_equal(f->state_writes, 0);

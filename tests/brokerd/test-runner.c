@@ -215,7 +215,7 @@ test_only_allowed_or_approved_decisions_run(void **state)
 }
 
 static void
-test_refusing_runtime_says_m3b(void **state)
+test_refusing_runtime_says_so(void **state)
 {
 	struct fixture *f = *state;
 	struct decision *d;
@@ -227,7 +227,8 @@ test_refusing_runtime_says_m3b(void **state)
 	d = decide(f, "read_file", "{\"path\":\"/notes/x\"}");
 	assert_int_equal(runner_run(d, false, NULL, &runner_refusing, &rr, &err), 0);
 	assert_int_equal(rr.rr_status, RUN_UNAVAILABLE);
-	assert_string_equal(rr.rr_text, "the runner arrives in M3b");
+	assert_string_equal(rr.rr_text, "no tool runs: the runner kind "
+	    "is refuse");
 	assert_false(rr.rr_truncated);
 	run_result_clear(&rr);
 	/* A runtime that cannot say why is unavailable, with its message. */
@@ -311,7 +312,7 @@ main(void)
 		T(test_shell_without_paths_mounts_nothing),
 		T(test_http_fetch_has_egress_to_the_grant_hosts_only),
 		T(test_only_allowed_or_approved_decisions_run),
-		T(test_refusing_runtime_says_m3b),
+		T(test_refusing_runtime_says_so),
 		T(test_a_silent_runtime_failure_is_unavailable),
 		T(test_failures_and_truncation_pass_through),
 	};

@@ -214,7 +214,7 @@ test_serves_both_sockets_and_stops_cleanly(void **state)
 	    "{\"path\":\"/docs/a\"}"));
 	assert_int_equal(m->tool_response.status, BX_STATUS_FAILED);
 	assert_string_equal(m->tool_response.message,
-	    "the runner arrives in M3b");
+	    "no tool runs: the runner kind is refuse");
 	bx_msg_free(m);
 
 	/* ask: pending, listed, approved, then the same refusal. */

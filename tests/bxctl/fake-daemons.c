@@ -58,7 +58,8 @@ script(struct fake *admin, struct fake *loop)
 	fake_loop_script(loop, "@wait");
 	fake_loop_script(loop, "@approved {\"kind\":\"turn_event\","
 	    "\"final\":false,\"type\":\"tool_result\",\"call\":\"call_0\","
-	    "\"status\":\"failed\",\"content\":\"the runner arrives in M3b\","
+	    "\"status\":\"failed\",\"content\":\"no tool runs: the "
+	    "runner kind is refuse\","
 	    "\"class\":\"public\",\"untrusted\":false}");
 	fake_loop_script(loop, "@refused {\"kind\":\"turn_event\","
 	    "\"final\":false,\"type\":\"tool_result\",\"call\":\"call_0\","

@@ -102,7 +102,8 @@ script_approval(struct env *e)
 	fake_loop_script(e->loop, "@wait");
 	fake_loop_script(e->loop, "@approved {\"kind\":\"turn_event\","
 	    "\"final\":false,\"type\":\"tool_result\",\"call\":\"call_0\","
-	    "\"status\":\"failed\",\"content\":\"the runner arrives in M3b\","
+	    "\"status\":\"failed\",\"content\":\"no tool runs: the "
+	    "runner kind is refuse\","
 	    "\"class\":\"public\",\"untrusted\":false}");
 	fake_loop_script(e->loop, "@refused {\"kind\":\"turn_event\","
 	    "\"final\":false,\"type\":\"tool_result\",\"call\":\"call_0\","
@@ -152,7 +153,8 @@ test_interactive_yes_approves(void **state)
 	    "call call_0: shell " ARGS_SHOWN "\n"
 	    APPROVAL_BLOCK
 	    "approved 41: runs\n"
-	    "result call_0: failed (public): the runner arrives in M3b\n"
+	    "result call_0: failed (public): no tool runs: the runner "
+	    "kind is refuse\n"
 	    "model: That did not run.\n");
 	assert_string_equal(res.err, "approve 41? [y/N] ");
 	assert_int_equal(res.status, 0);

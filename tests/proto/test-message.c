@@ -567,7 +567,8 @@ test_constructors(void **state)
 	assert_encodes_as(bx_msg_result("# Notes\n/home/kyle \xe2\x80\x94 "
 	    "caf\xc3\xa9\tdone\x1b[0m", BX_CLASS_PRIVATE, false, false),
 	    "tool_response-result.jsonl");
-	assert_encodes_as(bx_msg_failed("the runner arrives in M3b"),
+	assert_encodes_as(bx_msg_failed("no tool runs: the runner kind is "
+	    "refuse"),
 	    "tool_response-failed.jsonl");
 	assert_encodes_as(bx_msg_denied(BX_DENY_NO_GRANT),
 	    "tool_response-denied.jsonl");

@@ -171,7 +171,7 @@ call(struct disk *d, const char *args)
 	    a.a_reason == BX_DENY_AUDIT_UNAVAILABLE)
 		return ANSWER_UNAVAILABLE;
 	if (a.a_status == BX_STATUS_FAILED &&
-	    strcmp(a.a_message, RUNNER_M3A_MESSAGE) == 0)
+	    strcmp(a.a_message, RUNNER_REFUSE_MESSAGE) == 0)
 		return ANSWER_RAN;
 	printf("diskfull: %s: answered %s %s\n", s->s_call,
 	    bx_status_name(a.a_status), a.a_status == BX_STATUS_DENIED ?

@@ -203,7 +203,7 @@ static bool
 ran(const struct rh_answer *a)
 {
 	return a->a_got == RH_FINAL && a->a_status == BX_STATUS_FAILED &&
-	    strcmp(a->a_message, RUNNER_M3A_MESSAGE) == 0;
+	    strcmp(a->a_message, RUNNER_REFUSE_MESSAGE) == 0;
 }
 
 /* The answer as text; two buffers, so that one printf can show two. */

@@ -57,7 +57,7 @@ file=$tmp/good/files/shopping.txt
 if ! run good '[
 {"content": "", "tool_calls": [{"name": "clock", "arguments": "{\n}", "id": "0wP89PygB3OQv0M3nEdOdAg1tDkrWr8O"}]},
 {"content": "", "tool_calls": [{"name": "call_tool", "arguments": "{ \"name\": \"read_file\", \"arguments\": {\n \"path\": \"'"$file"'\" } }"}]},
-{"text": "I could not read it: the tool failed with \"the runner arrives in M3b\"."}
+{"text": "I could not read it: the tool failed with \"no tool runs: the runner kind is refuse\"."}
 ]'; then
 	echo "FAIL: check-live failed against a model that does it right:" >&2
 	cat "$tmp/good.out" >&2
@@ -83,7 +83,7 @@ echo "ok: check-live passes against a model that reads the file"
 file=$tmp/known-shopping.txt
 if ! run known '[
 {"tool_calls": [{"name": "call_tool", "arguments": {"name": "read_file", "arguments": {"path": "'"$file"'"}}}]},
-{"text": "The runner arrives in M3b, so I could not read it."}
+{"text": "No tool runs here, so I could not read it."}
 ]' --file "$file"; then
 	echo "FAIL: check-live --file failed against a model that does it right:" >&2
 	cat "$tmp/known.out" >&2
@@ -99,7 +99,7 @@ echo "ok: check-live --file asks about the file it was given, and removes it"
 file=$tmp/again/files/shopping.txt
 call='{"tool_calls": [{"name": "call_tool", "arguments": {"name": "read_file", "arguments": "{\"path\": \"'"$file"'\"}"}}]}'
 if ! run again "[$call, $call,
-{\"text\": \"It failed twice; the runner arrives in M3b.\"}]"; then
+{\"text\": \"It failed twice; no tool runs here.\"}]"; then
 	echo "FAIL: check-live failed against a model that tries twice:" >&2
 	cat "$tmp/again.out" >&2
 	exit 1
