@@ -52,6 +52,8 @@ one_call(struct session *s, unsigned n)
 	struct rh_answer a;
 	struct rh_call call;
 	const char *tool = n % 2 == 0 ? "shell" : "read_file";
+	int64_t started;
+	bool sent;
 
 	memset(seen, 0, sizeof(*seen));
 	snprintf(seen->s_session, sizeof(seen->s_session), "load-%u",
@@ -64,9 +66,11 @@ one_call(struct session *s, unsigned n)
 		snprintf(args, sizeof(args), "{\"path\":\"%s/docs/a.txt\"}",
 		    s->s_f->data);
 	memset(&a, 0, sizeof(a));
-	if (rh_call_tool(&call, s->s_f->home.broker, seen->s_session,
-	    seen->s_call, tool, args) == 0 && rh_call_next(&call,
-	    SB_TIMEOUT_MS + RH_WAIT_MS, &a) == RH_FINAL) {
+	started = rh_now_ms();
+	sent = rh_call_tool(&call, s->s_f->home.broker, seen->s_session,
+	    seen->s_call, tool, args) == 0;
+	if (sent && rh_call_next(&call, SB_TIMEOUT_MS + RH_WAIT_MS, &a) ==
+	    RH_FINAL) {
 		seen->s_final = true;
 		seen->s_status = a.a_status;
 		seen->s_reason = a.a_reason;
@@ -74,10 +78,13 @@ one_call(struct session *s, unsigned n)
 	rh_call_close(&call);
 	if (seen->s_final && seen->s_status == BX_STATUS_RESULT)
 		return;
+	/* Whether it was never sent, cut off, or not answered in time. */
 	if (s->s_lost++ == 0)
 		snprintf(s->s_first_loss, sizeof(s->s_first_loss), "%s %s "
-		    "%s: got %d, status %d: %s", seen->s_session,
-		    seen->s_call, tool, a.a_got, a.a_status, a.a_message);
+		    "%s: %s, got %d after %lld ms, status %d: %s",
+		    seen->s_session, seen->s_call, tool, sent ? "sent" :
+		    "not sent", a.a_got, (long long)(rh_now_ms() - started),
+		    a.a_status, a.a_message);
 }
 
 static void *
