@@ -163,6 +163,8 @@ spawn(struct egress_call *e, int listen_fd, int report_fd,
 		argv_add(&a, "--allow");
 		argv_add(&a, "%s", cr->cr_allow_text[i]);
 	}
+	argv_add(&a, "--seccomp");
+	argv_add(&a, "%s", e->ec_rs->rs_seccomp_file);
 	argv_add(&a, "--");
 	for (i = 0; i < nhosts; i++)
 		argv_add(&a, "%s", hosts[i]);

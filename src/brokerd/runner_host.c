@@ -226,8 +226,9 @@ set_user(struct runner_sandbox *rs, struct bx_error *err)
 
 /*
  * podman cannot add a filter to its own, so bxtool installs the program
- * from a file every podman sandbox binds read-only: written once, at each
- * start, for all calls.
+ * from a file every podman sandbox binds read-only; bxegress, under
+ * either runtime, installs it on itself from the same file (--seccomp).
+ * Written once, at each start, for all calls.
  */
 static int
 write_seccomp_file(struct runner_sandbox *rs, const char *home,
@@ -301,7 +302,7 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 	    &rs->rs_backend.bs_seccomp_len, err) == -1)
 		return bx_error_prefix(err, "runner");
 	rs->rs_backend.bs_seccomp = rs->rs_seccomp;
-	if (cr->cr_kind == RUNNER_PODMAN && write_seccomp_file(rs, c->rsc_home,
+	if (cr->cr_kind != RUNNER_REFUSE && write_seccomp_file(rs, c->rsc_home,
 	    err) == -1)
 		return bx_error_prefix(err, "runner");
 	rs->rs_host.sh_resolve = resolve;

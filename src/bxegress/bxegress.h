@@ -6,13 +6,18 @@
  * treated as hostile.
  *
  *	bxegress --listen-fd N --report-fd N --connect-timeout-ms MS
- *	    --idle-timeout-ms MS --max-bytes N [--allow CIDR]... -- PATTERN...
+ *	    --idle-timeout-ms MS --max-bytes N [--allow CIDR]...
+ *	    [--seccomp FILE] -- PATTERN...
  *
  * The listen fd is a listening AF_UNIX SOCK_STREAM socket in the call's
  * directory (curl: --proxy socks5h://localhost/<socket>); the report fd a
  * file brokerd opened O_WRONLY|O_APPEND. PATTERNs are the grant's hosts
  * (proto/hostname.h), --allow the [egress] allow_addresses CIDRs
- * (proto/netaddr.h). Exit status: 0 after SIGTERM or SIGINT, 1 for a
+ * (proto/netaddr.h). --seccomp names brokerd's system-call filter
+ * (proto/filterfile.h), read while still root and installed last, after
+ * root is given up, so that a bxegress taken over by what a server sent
+ * still cannot make a namespace, mount, ptrace or reach keyctl and bpf.
+ * Exit status: 0 after SIGTERM or SIGINT, 1 for a
  * setup failure (or a report that cannot be written), 2 for bad usage.
  *
  * Protocol: SOCKS5, RFC 1928, CONNECT to a host name on port 443 and
@@ -63,6 +68,7 @@
 #include <stdint.h>
 
 #include "bxegress/socks.h"
+#include "proto/filterfile.h"
 #include "proto/netaddr.h"
 
 /* Connections relayed or in their handshake at once. */
@@ -106,6 +112,7 @@ struct egress_config {
 	size_t		 ec_nallow;
 	const char	*const *ec_patterns;	/* into argv */
 	size_t		 ec_npatterns;
+	const char	*ec_seccomp;	/* into argv; NULL: no filter */
 };
 
 /* Bytes waiting to go one way: b_data[b_start .. b_end). */
@@ -166,6 +173,10 @@ void	setup_signals(sigset_t *ret_poll_mask);
 void	setup_resolver(void);
 void	setup_drop_privileges(void);
 void	setup_parent_death(pid_t parent);
+void	setup_filter_read(const struct egress_config *cfg,
+	    struct bx_filter_prog *ret);
+void	setup_filter_install(const struct egress_config *cfg,
+	    const struct bx_filter_prog *prog);
 void	fatal(const char *fmt, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));
 

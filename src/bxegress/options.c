@@ -2,7 +2,8 @@
  * options.c: bxegress's command line (bxegress.h). brokerd writes it, but
  * it is checked as closely as a peer's input: every number in its range,
  * every pattern and CIDR by the same functions brokerd's configuration
- * uses, each option once (--allow excepted), and nothing unknown.
+ * uses, each option once (--allow excepted), and nothing unknown. Every
+ * option before --allow must be given; brokerd always gives --seccomp too.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -24,6 +25,7 @@ enum option {
 	OPT_IDLE_MS,
 	OPT_MAX_BYTES,
 	OPT_ALLOW,
+	OPT_SECCOMP,
 	OPT_MAX
 };
 
@@ -34,12 +36,13 @@ static const char *const option_names[OPT_MAX] = {
 	[OPT_IDLE_MS] = "--idle-timeout-ms",
 	[OPT_MAX_BYTES] = "--max-bytes",
 	[OPT_ALLOW] = "--allow",
+	[OPT_SECCOMP] = "--seccomp",
 };
 
 static const char usage_text[] =
     "usage: bxegress --listen-fd N --report-fd N --connect-timeout-ms MS\n"
-    "           --idle-timeout-ms MS --max-bytes N [--allow CIDR]... "
-    "-- PATTERN...\n";
+    "           --idle-timeout-ms MS --max-bytes N [--allow CIDR]...\n"
+    "           [--seccomp FILE] -- PATTERN...\n";
 
 static void
 usage(const char *fmt, ...)
@@ -123,6 +126,11 @@ set_option(struct egress_config *cfg, enum option o, const char *v)
 	case OPT_MAX_BYTES:
 		cfg->ec_max_bytes = number(name, v, EGRESS_BYTES_MIN,
 		    EGRESS_BYTES_MAX);
+		break;
+	case OPT_SECCOMP:
+		if (v[0] != '/')
+			usage("--seccomp \"%s\" is not an absolute path", v);
+		cfg->ec_seccomp = v;
 		break;
 	case OPT_ALLOW:
 	case OPT_MAX:

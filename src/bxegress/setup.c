@@ -1,7 +1,8 @@
 /*
  * setup.c: what bxegress does once, before its loop (bxegress.h): check
  * the two descriptors brokerd passed, route SIGTERM and SIGINT to a flag,
- * give up root, and die with brokerd. A failure here is exit status 1.
+ * give up root, die with brokerd, and take on brokerd's system-call
+ * filter. A failure here is exit status 1.
  */
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -186,4 +187,33 @@ setup_parent_death(pid_t parent)
 		fatal("parent death signal: %s", strerror(errno));
 	if (getppid() != parent)
 		fatal("brokerd is gone");
+}
+
+/* Read while still root: the file is in brokerd's 0700 home. */
+void
+setup_filter_read(const struct egress_config *cfg, struct bx_filter_prog *ret)
+{
+	struct bx_error err;
+	int fd, rc;
+
+	if (cfg->ec_seccomp == NULL)
+		return;
+	fd = open(cfg->ec_seccomp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd == -1)
+		fatal("--seccomp %s: %s", cfg->ec_seccomp, strerror(errno));
+	rc = bx_filter_read(fd, cfg->ec_seccomp, ret, &err);
+	close(fd);
+	if (rc == -1)
+		fatal("%s", err.msg);
+}
+
+/* Last of the setup: giving up root needs calls the filter may deny. */
+void
+setup_filter_install(const struct egress_config *cfg,
+    const struct bx_filter_prog *prog)
+{
+	struct bx_error err;
+
+	if (cfg->ec_seccomp != NULL && bx_filter_install(prog, &err) == -1)
+		fatal("%s", err.msg);
 }

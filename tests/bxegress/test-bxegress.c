@@ -4,8 +4,8 @@
  * that need no name resolved: usage and setup errors, every malformed
  * greeting and request, each command and address type, names at their
  * limits, a request sent byte by byte, clients that hang up or stall,
- * both connection limits, SIGTERM, the dropped privileges and the death
- * of its parent. Each case asserts every report line exactly, and that
+ * both connection limits, SIGTERM, the dropped privileges, the system-call
+ * filter and the death of its parent. Each case asserts every report line exactly, and that
  * there is none more.
  *
  *	test-bxegress		the cases here
@@ -15,6 +15,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -623,6 +626,79 @@ test_privileges(void **state)
 	proxy_stop_clean(&p);
 }
 
+/* Writes len bytes as dir/name; the path, in path. */
+static void
+put_file(const char *dir, const char *name, const void *buf, size_t len,
+    char *path, size_t size)
+{
+	int fd;
+
+	snprintf(path, size, "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd != -1);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+}
+
+/*
+ * --seccomp: the program is in force once bxegress serves (a one-line
+ * program that allows everything; proto's test shows a denial biting),
+ * and a file that is not a program, or is not there, stops the start.
+ */
+static void
+test_filter(void **state)
+{
+	static const struct sock_filter allow[] = {
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	char dir[] = "/tmp/bxegress-filter-XXXXXX", good[256], bad[256];
+	char v[256], err[4096];
+	const char *args[] = {
+		"--connect-timeout-ms", "1000", "--idle-timeout-ms", "1000",
+		"--max-bytes", "4096", "--seccomp", good, "--", "good.test",
+		NULL,
+	};
+	const char *fds[] = {
+		"--listen-fd", "100", "--report-fd", "101",
+		"--connect-timeout-ms", "1000", "--idle-timeout-ms", "1000",
+		"--max-bytes", "4096", "--seccomp", bad, "--", "good.test",
+		NULL,
+	};
+	struct sockaddr sa;
+	struct proxy p;
+	int file, lsock;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	put_file(dir, "good.bpf", allow, sizeof(allow), good, sizeof(good));
+	proxy_start(&p, args);
+	exchange(&p, "\x04", 1, "", 0, "refused -:0 bad request: version 4");
+	proc_status(p.p_pid, "Seccomp", v, sizeof(v));
+	assert_string_equal(v, "\t2");
+	proxy_stop_clean(&p);
+
+	file = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	lsock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_family = AF_UNIX;
+	assert_true(file != -1 && lsock != -1);
+	assert_int_equal(bind(lsock, &sa, sizeof(sa.sa_family)), 0);
+	assert_int_equal(listen(lsock, 1), 0);
+	put_file(dir, "bad.bpf", "1234567", 7, bad, sizeof(bad));
+	assert_int_equal(h_run_status(fds, lsock, file, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, "is not a filter program (7 bytes)"));
+	assert_int_equal(unlink(bad), 0);
+	assert_int_equal(h_run_status(fds, lsock, file, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, "No such file or directory"));
+	fds[11] = "bad.bpf";
+	assert_int_equal(h_run_status(fds, lsock, file, err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "is not an absolute path"));
+	close(file);
+	close(lsock);
+	assert_int_equal(unlink(good), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* Whether pid is gone or a zombie. */
 static bool
 dead(pid_t pid)
@@ -700,6 +776,7 @@ main(int argc, char *argv[])
 		cmocka_unit_test(test_clients_at_once),
 		cmocka_unit_test(test_connections_in_all),
 		cmocka_unit_test(test_privileges),
+		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_parent_death),
 	};
 
