@@ -54,6 +54,17 @@ read_bytes(const void *buf, size_t len, struct bx_filter_prog *prog,
 	return rc;
 }
 
+/* The child's checks passed: it exited 0. */
+static void
+expect_exit_0(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void
 test_read_whole_instructions(void **state)
 {
@@ -102,7 +113,6 @@ test_install_denies_what_it_says(void **state)
 	static struct bx_filter_prog prog;
 	struct bx_error err;
 	pid_t pid;
-	int status;
 
 	(void)state;
 	assert_int_equal(read_bytes(deny_getppid, sizeof(deny_getppid), &prog,
@@ -117,9 +127,7 @@ test_install_denies_what_it_says(void **state)
 			_exit(3);
 		_exit(0);
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	expect_exit_0(pid);
 	assert_int_equal(getppid() > 0, 1);
 }
 
@@ -133,7 +141,6 @@ test_install_refuses_a_bad_program(void **state)
 	static struct bx_filter_prog prog;
 	struct bx_error err;
 	pid_t pid;
-	int status;
 
 	(void)state;
 	assert_int_equal(read_bytes(jump_out, sizeof(jump_out), &prog, &err),
@@ -145,9 +152,7 @@ test_install_refuses_a_bad_program(void **state)
 		_exit(strcmp(err.msg, "cannot install the system-call filter: "
 		    "Invalid argument") == 0 ? 0 : 2);
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	expect_exit_0(pid);
 }
 
 int
