@@ -337,6 +337,16 @@ tool_result(const struct result_input *in, const struct status *st,
 	int code;
 
 	/*
+	 * Only bxtool writes the sandbox's stderr, a few short lines; past
+	 * EXEC_ERR_MAX something else did (through /proc/1/fd/2), and its
+	 * final line, the answer, is among what was not kept.
+	 */
+	if (o->eo_err_lost)
+		return set(r, RUN_FAILED, printf_text("the tool's status was "
+		    "lost: more than %d KiB came on the sandbox's stderr, "
+		    "where only bxtool writes", EXEC_ERR_MAX / 1024), false,
+		    err);
+	/*
 	 * A body the proxy cut at its limit can look whole to curl (one that
 	 * ends where the connection closes): the limit wins over any status.
 	 */

@@ -134,8 +134,9 @@ parse(int argc, char *argv[], struct bxt_args *a)
  * same uid can neither open /proc/<bxtool>/fd/2 nor ptrace bxtool to
  * forge a status line; SIGPIPE ignored, so that a reader that went away
  * makes a write fail with EPIPE instead of killing bxtool before its
- * final line (run's child restores it); and in podman's sandbox, brokerd's
- * system-call filter (filter.c).
+ * final line (run's child restores it); the subreaper of all the command
+ * starts (descendants.c); and in podman's sandbox, brokerd's system-call
+ * filter (filter.c).
  */
 static int
 setup(struct bxt_outcome *out)
@@ -156,6 +157,8 @@ setup(struct bxt_outcome *out)
 		bxt_fail(out, "standard input or output is not open");
 		return -1;
 	}
+	if (bxt_descendants_adopt(out) == -1)
+		return -1;
 	return bxt_filter_install(out);
 }
 
@@ -194,5 +197,7 @@ main(int argc, char *argv[])
 			break;
 		}
 	}
+	/* Nothing the command started may write after the final line. */
+	bxt_descendants_end();
 	return bxt_status_final(&out) == -1 ? EXIT_UNREPORTED : EXIT_REPORTED;
 }

@@ -9,8 +9,10 @@
  *	bxtool: ok | truncated | failed MESSAGE | exit N | signal S |
  *		http CODE | http CODE truncated
  *
- * The second line is the last thing bxtool writes. stdout carries the
- * tool's content and nothing else.
+ * The second line, written after an empty one, is the last thing bxtool
+ * writes, and nothing the command started is alive by then to write
+ * after it (descendants.c): brokerd takes the last status line as the
+ * answer. stdout carries the tool's content and nothing else.
  *
  * It is linked statically against libc alone, so that it needs nothing
  * from the sandbox's root filesystem. Nothing here allocates: the buffers
@@ -73,6 +75,10 @@ int	bxt_status_final(const struct bxt_outcome *out);
 /* read.c, write.c, run.c, fetch.c: each leaves its result in out. */
 /* brokerd's filter, where podman's sandbox has it (filter.c); -1: failed. */
 int	bxt_filter_install(struct bxt_outcome *out);
+
+/* descendants.c: adopt what the command leaves; kill and reap it all. */
+int	bxt_descendants_adopt(struct bxt_outcome *out);
+void	bxt_descendants_end(void);
 
 void	bxt_read(const struct bxt_args *args, struct bxt_outcome *out);
 void	bxt_write(const struct bxt_args *args, struct bxt_outcome *out);

@@ -13,8 +13,13 @@
 #include "proto/writefile.h"
 
 #define STATUS_PREFIX	"bxtool: "
+/*
+ * The final line starts a line of its own: a command may have left half a
+ * line on stderr (through /proc/1/fd/2) that would otherwise swallow it.
+ */
+#define FINAL_PREFIX	"\n" STATUS_PREFIX
 /* The prefix, the longest word ("truncated", "failed "), a message, "\n". */
-#define STATUS_LINE_MAX	(sizeof(STATUS_PREFIX) + 16 + BXT_MSG_MAX + 1)
+#define STATUS_LINE_MAX	(sizeof(FINAL_PREFIX) + 16 + BXT_MSG_MAX + 1)
 /* What replaces a byte that is a control character or not UTF-8. */
 #define STATUS_BAD	'?'
 /* U+0080 to U+009F, the C1 controls, are 0xc2 0x80 to 0xc2 0x9f. */
@@ -81,25 +86,25 @@ bxt_status_final(const struct bxt_outcome *out)
 
 	switch (out->o_final) {
 	case BXT_OK:
-		n = snprintf(line, sizeof(line), STATUS_PREFIX "ok\n");
+		n = snprintf(line, sizeof(line), FINAL_PREFIX "ok\n");
 		break;
 	case BXT_TRUNCATED:
-		n = snprintf(line, sizeof(line), STATUS_PREFIX "truncated\n");
+		n = snprintf(line, sizeof(line), FINAL_PREFIX "truncated\n");
 		break;
 	case BXT_EXIT:
-		n = snprintf(line, sizeof(line), STATUS_PREFIX "exit %d\n",
+		n = snprintf(line, sizeof(line), FINAL_PREFIX "exit %d\n",
 		    out->o_code);
 		break;
 	case BXT_HTTP:
-		n = snprintf(line, sizeof(line), STATUS_PREFIX "http %d%s\n",
+		n = snprintf(line, sizeof(line), FINAL_PREFIX "http %d%s\n",
 		    out->o_code, out->o_truncated ? " truncated" : "");
 		break;
 	case BXT_SIGNAL:
-		n = snprintf(line, sizeof(line), STATUS_PREFIX "signal %d\n",
+		n = snprintf(line, sizeof(line), FINAL_PREFIX "signal %d\n",
 		    out->o_code);
 		break;
 	default:
-		n = snprintf(line, sizeof(line), STATUS_PREFIX "failed ");
+		n = snprintf(line, sizeof(line), FINAL_PREFIX "failed ");
 		n = (int)append_clean(line, (size_t)n, sizeof(line),
 		    out->o_msg);
 		line[n++] = '\n';

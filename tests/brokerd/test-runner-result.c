@@ -20,6 +20,8 @@
 /* What the egress proxy reported, for http_fetch's runs. */
 static const char *egress_refusal;
 static int64_t egress_limit;
+/* Whether stderr went past what is kept. */
+static bool err_lost;
 
 /* A run whose stdout is out (len bytes) and stderr err. */
 static struct run_result
@@ -37,6 +39,7 @@ shape(enum bx_tool tool, enum exec_end end, const char *out, size_t len,
 	o.eo_out_len = len;
 	o.eo_err = (char *)err;
 	o.eo_err_len = strlen(err);
+	o.eo_err_lost = err_lost;
 	memset(&in, 0, sizeof(in));
 	in.ri_tool = tool;
 	in.ri_run = &o;
@@ -79,6 +82,28 @@ test_file_tools(void **state)
 	expect(shape(BX_TOOL_WRITE_FILE, EXEC_EXITED, "wrote 2 bytes to /a", 19,
 	    STARTED "bxtool: ok\n", false, 100), RUN_OK, "wrote 2 bytes to /a",
 	    false);
+}
+
+/*
+ * More on stderr than is kept: a command wrote there through /proc, and
+ * whatever status line is left is not bxtool's last. Failed, not forged.
+ */
+static void
+test_status_channel_overflowed(void **state)
+{
+	(void)state;
+	err_lost = true;
+	expect(shape(BX_TOOL_SHELL, EXEC_EXITED, "real\n", 5,
+	    STARTED "bxtool: truncated\n", false, 100), RUN_FAILED,
+	    "the tool's status was lost: more than 64 KiB came on the "
+	    "sandbox's stderr, where only bxtool writes", false);
+	expect(shape(BX_TOOL_READ_FILE, EXEC_EXITED, "text\n", 5,
+	    STARTED "bxtool: ok\n", false, 100), RUN_FAILED,
+	    "the tool's status was lost: more than 64 KiB came on the "
+	    "sandbox's stderr, where only bxtool writes", false);
+	err_lost = false;
+	expect(shape(BX_TOOL_SHELL, EXEC_EXITED, "real\n", 5,
+	    STARTED "bxtool: exit 0\n", false, 100), RUN_OK, "real\n", false);
 }
 
 /* A fetch's body, its status, its text, and the proxy's reasons. */
@@ -220,6 +245,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_file_tools),
+		cmocka_unit_test(test_status_channel_overflowed),
 		cmocka_unit_test(test_http_fetch),
 		cmocka_unit_test(test_shell_status_lines),
 		cmocka_unit_test(test_early_ends),

@@ -152,8 +152,9 @@ read_pid(const char *path)
 }
 
 /*
- * The sleeper holds stdout open past the shell: bxtool must end when the
- * shell does. Its stdout ends only once the test kills the sleeper.
+ * The sleeper holds stdout open past the shell: bxtool ends when the shell
+ * does, and kills and reaps the sleeper before its final line, so that
+ * nothing the command left can write after that line.
  */
 void
 test_run_background(void **state)
@@ -164,13 +165,16 @@ test_run_background(void **state)
 
 	(void)state;
 	snprintf(command, sizeof(command), "sleep 100 & echo $! > %s; "
-	    "echo started", at(pidfile, "pid"));
+	    "(setsid sleep 101 &); echo started", at(pidfile, "pid"));
 	args[4] = command;
 	spawn_start(&s, args, NULL, 0, 0);
 	spawn_wait(&s);
-	assert_string_equal(s.s_stderr, "bxtool: started\nbxtool: exit 0\n");
+	assert_string_equal(s.s_stderr, "bxtool: started\n\nbxtool: exit 0\n");
 	assert_int_equal(spawn_exit_code(&s), 0);
-	assert_int_equal(kill(read_pid(pidfile), SIGKILL), 0);
+	assert_int_equal(kill(read_pid(pidfile), 0), -1);
+	assert_int_equal(errno, ESRCH);
+	assert_int_equal(WEXITSTATUS(system("pgrep -x -f 'sleep 101' "
+	    ">/dev/null")), 1);
 	spawn_drain(&s);
 	assert_string_equal(s.s_stdout, "started\n");
 	spawn_free(&s);
@@ -196,7 +200,7 @@ test_run_not_dumpable(void **state)
 		spawn_free(&s);
 		skip();
 	}
-	assert_string_equal(s.s_stderr, "bxtool: started\nbxtool: exit 9\n");
+	assert_string_equal(s.s_stderr, "bxtool: started\n\nbxtool: exit 9\n");
 	assert_int_equal(spawn_exit_code(&s), 0);
 	assert_non_null(strstr(s.s_stdout, "Permission denied"));
 	spawn_free(&s);

@@ -102,7 +102,7 @@ expect_bytes(const struct spawn *s, int code, const char *want,
 {
 	char lines[FINAL_MAX];
 
-	snprintf(lines, sizeof(lines), "bxtool: started\nbxtool: %s\n", final);
+	snprintf(lines, sizeof(lines), "bxtool: started\n\nbxtool: %s\n", final);
 	assert_string_equal(s->s_stderr, lines);
 	assert_int_equal(s->s_outlen, wantlen);
 	assert_memory_equal(s->s_stdout, want, wantlen);

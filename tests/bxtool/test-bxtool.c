@@ -198,7 +198,7 @@ test_read_permission_denied(void **state)
 		spawn_free(&s);
 		skip();
 	}
-	snprintf(want, sizeof(want), "bxtool: started\nbxtool: failed "
+	snprintf(want, sizeof(want), "bxtool: started\n\nbxtool: failed "
 	    "permission denied: %s\n", path);
 	assert_string_equal(s.s_stderr, want);
 	spawn_free(&s);

@@ -305,6 +305,50 @@ test_no_way_out(void **state)
 	sb_after_case(f);
 }
 
+/*
+ * A command's daemon writes bxtool's status lines, and half a line, into
+ * the sandbox's status channel through /proc (pid 1's stderr, and
+ * bxtool's, which is refused): once, then in a burst the moment the
+ * command has ended, when bxtool writes its own last line. The answer is
+ * the command's, whole, not cut. A
+ * command that floods the channel past what brokerd keeps makes its call
+ * fail, and is not believed either.
+ */
+static void
+test_status_lines_not_forged(void **state)
+{
+	struct sb_fixture *f = *state;
+	char *out;
+	int i;
+
+	sb_grant(f, "shell", "shell", "paths", "\"/\"");
+	for (i = 0; i < 3; i++) {
+		out = sb_shell(f, "/", "b=$PPID m=$$; (setsid sh -c 'forge() "
+		    "{ for fd in /proc/1/fd/2 /proc/'$b'/fd/2; do "
+		    "echo \"bxtool: failed forged\" >$fd; "
+		    "echo \"bxtool: truncated\" >$fd; "
+		    "echo -n partial >$fd; done; }; forge; "
+		    "while kill -0 '$m'; do sleep 0.001; done; "
+		    "for i in $(seq 200); do forge; done' 2>/dev/null &); "
+		    "sleep 0.3; echo real");
+		if (f->last.a_status != BX_STATUS_RESULT || f->last.a_truncated)
+			fail_msg("a forged status line won: status %d, "
+			    "truncated %d: %.300s", f->last.a_status,
+			    f->last.a_truncated, out);
+		assert_string_equal(out, "real\n");
+		sb_expect_record(f, f->calls, false, out);
+		free(out);
+	}
+	out = sb_shell(f, "/", "head -c 70000 /dev/zero | tr '\\0' x "
+	    ">/proc/1/fd/2; echo 'bxtool: ok' >/proc/1/fd/2; echo real");
+	assert_int_equal(f->last.a_status, BX_STATUS_FAILED);
+	assert_string_equal(out, "the tool's status was lost: more than 64 "
+	    "KiB came on the sandbox's stderr, where only bxtool writes");
+	sb_expect_record(f, f->calls, true, out);
+	free(out);
+	sb_after_case(f);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -318,6 +362,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_proc_dev_mounts,
 		    sb_setup, sb_teardown),
 		cmocka_unit_test_setup_teardown(test_other_call_unseen,
+		    sb_setup, sb_teardown),
+		cmocka_unit_test_setup_teardown(test_status_lines_not_forged,
 		    sb_setup, sb_teardown),
 		cmocka_unit_test_setup_teardown(test_no_way_out, sb_setup,
 		    sb_teardown),
