@@ -21,6 +21,10 @@
 
 #include "bxegress/bxegress.h"
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
+
 volatile sig_atomic_t egress_stop;
 
 void
@@ -214,6 +218,15 @@ setup_filter_install(const struct egress_config *cfg,
 {
 	struct bx_error err;
 
-	if (cfg->ec_seccomp != NULL && bx_filter_install(prog, &err) == -1)
+	if (cfg->ec_seccomp == NULL)
+		return;
+	/*
+	 * An ASan build's leak check stops the process under ptrace, which
+	 * the filter denies, so it runs here, once, instead of at exit.
+	 */
+#ifdef __SANITIZE_ADDRESS__
+	__lsan_do_leak_check();
+#endif
+	if (bx_filter_install(prog, &err) == -1)
 		fatal("%s", err.msg);
 }
