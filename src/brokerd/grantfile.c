@@ -229,9 +229,6 @@ decode_list(struct decoder *d, const char *field, const struct toml_value *v,
 	}
 	if (ret == NULL || ngood < n)
 		return;
-	free(*ret);
-	*ret = NULL;
-	*ret_len = 0;
 	if (bx_strlist_copy(good, ngood, ret, &err) == -1) {
 		d->d_oom = true;
 		return;

@@ -239,7 +239,15 @@ write_seccomp_file(struct runner_sandbox *rs, const char *home,
 
 	snprintf(rs->rs_seccomp_file, sizeof(rs->rs_seccomp_file),
 	    "%s/broker/seccomp.bpf", home);
-	fd = open(rs->rs_seccomp_file, O_WRONLY | O_CREAT | O_TRUNC |
+	/*
+	 * A new file, not the old one rewritten: the old is 0444, which stops
+	 * a brokerd that is not root from opening it again, and a sandbox a
+	 * killed brokerd left may still bind it.
+	 */
+	if (unlink(rs->rs_seccomp_file) == -1 && errno != ENOENT)
+		return bx_fail(err, "%s: %s", rs->rs_seccomp_file,
+		    strerror(errno));
+	fd = open(rs->rs_seccomp_file, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0444);
 	if (fd == -1)
 		return bx_fail(err, "%s: %s", rs->rs_seccomp_file,
@@ -248,7 +256,8 @@ write_seccomp_file(struct runner_sandbox *rs, const char *home,
 	if (rc == -1)
 		bx_fail(err, "%s: %s", rs->rs_seccomp_file, strerror(errno));
 	close(fd);
-	rs->rs_backend.bs_seccomp_file = rs->rs_seccomp_file;
+	if (rc == 0)
+		rs->rs_backend.bs_seccomp_file = rs->rs_seccomp_file;
 	return rc;
 }
 
@@ -298,12 +307,11 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 	    add_protected(rs, c->rsc_broker_socket, true) == -1 ||
 	    add_protected(rs, c->rsc_admin_socket, true) == -1)
 		return bx_fail(err, "runner: out of memory");
-	if (cr->cr_kind != RUNNER_REFUSE && seccomp_program(&rs->rs_seccomp,
-	    &rs->rs_backend.bs_seccomp_len, err) == -1)
+	if (seccomp_program(&rs->rs_seccomp, &rs->rs_backend.bs_seccomp_len,
+	    err) == -1)
 		return bx_error_prefix(err, "runner");
 	rs->rs_backend.bs_seccomp = rs->rs_seccomp;
-	if (cr->cr_kind != RUNNER_REFUSE && write_seccomp_file(rs, c->rsc_home,
-	    err) == -1)
+	if (write_seccomp_file(rs, c->rsc_home, err) == -1)
 		return bx_error_prefix(err, "runner");
 	rs->rs_host.sh_resolve = resolve;
 	return 0;

@@ -25,7 +25,8 @@
 #define PODMAN_COMMAND_MS	30000
 /* podman ps's answer: container ids, one per line. */
 #define PODMAN_PS_MAX		(64 * 1024)
-/* The start-up sweep's rounds of podman ps and rm, and the pause after each. */
+/* The start-up sweep's rounds of podman ps and rm, and the pause before a
+ * round that finds a container still listed. */
 #define PODMAN_SWEEP_ROUNDS	5
 #define PODMAN_SWEEP_PAUSE_MS	100
 
@@ -292,12 +293,14 @@ podman_sweep(const struct backend_settings *bs, size_t *ret_removed,
 			free(out);
 			return -1;
 		}
+		/* Still listed after a round: let its own cleanup finish. */
+		if (round > 0)
+			nanosleep(&pause, NULL);
 		found = remove_listed(bs, out);
 		if (round == 0)
 			removed = found;
 		free(out);
 		out = NULL;
-		nanosleep(&pause, NULL);
 	}
 	free(out);
 	*ret_removed = removed;

@@ -217,7 +217,9 @@ ready_take(struct serve *s)
 
 /*
  * Joins the workers that ended. They never take s_lock again once listed,
- * so joining under it waits only for their last instructions. It runs
+ * so joining under it waits only for their exit: their thread-local
+ * destructors, a few frees; and a worker ends only after worker_idle_ms
+ * without work, so it is rare on a busy broker. It runs
  * before each new worker starts, at stop, and when the list is full (a
  * worker between two calls is not counted idle, so a few more than
  * max_calls + SERVE_MAX_ADMIN_CALLS can have lived). The caller holds

@@ -198,17 +198,10 @@ void
 setup_filter_read(const struct egress_config *cfg, struct bx_filter_prog *ret)
 {
 	struct bx_error err;
-	int fd, rc;
 
-	if (cfg->ec_seccomp == NULL)
-		return;
-	fd = open(cfg->ec_seccomp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd == -1)
-		fatal("--seccomp %s: %s", cfg->ec_seccomp, strerror(errno));
-	rc = bx_filter_read(fd, cfg->ec_seccomp, ret, &err);
-	close(fd);
-	if (rc == -1)
-		fatal("%s", err.msg);
+	if (cfg->ec_seccomp != NULL &&
+	    bx_filter_load(cfg->ec_seccomp, ret, &err) == -1)
+		fatal("--seccomp %s", err.msg);
 }
 
 /* Last of the setup: giving up root needs calls the filter may deny. */

@@ -72,7 +72,6 @@ void	bxt_fail(struct bxt_outcome *out, const char *fmt, ...)
 int	bxt_status_started(void);
 int	bxt_status_final(const struct bxt_outcome *out);
 
-/* read.c, write.c, run.c, fetch.c: each leaves its result in out. */
 /* brokerd's filter, where podman's sandbox has it (filter.c); -1: failed. */
 int	bxt_filter_install(struct bxt_outcome *out);
 
@@ -80,6 +79,7 @@ int	bxt_filter_install(struct bxt_outcome *out);
 int	bxt_descendants_adopt(struct bxt_outcome *out);
 void	bxt_descendants_end(void);
 
+/* read.c, write.c, run.c, fetch.c: each leaves its result in out. */
 void	bxt_read(const struct bxt_args *args, struct bxt_outcome *out);
 void	bxt_write(const struct bxt_args *args, struct bxt_outcome *out);
 void	bxt_run(const struct bxt_args *args, struct bxt_outcome *out);

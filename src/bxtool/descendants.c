@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,15 +38,15 @@ static int
 kill_children(void)
 {
 	static char list[CHILDREN_LIST_MAX];
-	char path[64], *p, *end;
+	char *p, *end;
 	size_t len = 0;
 	ssize_t n;
 	long pid;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/children",
-	    (int)getpid());
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	/* bxtool is one thread: its children are this thread's. */
+	if ((fd = open("/proc/thread-self/children", O_RDONLY |
+	    O_CLOEXEC)) == -1)
 		return -1;
 	while (len < sizeof(list) - 1) {
 		n = read(fd, list + len, sizeof(list) - 1 - len);

@@ -7,8 +7,6 @@
  * there, so that no file means "already in place".
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "bxtool/bxtool.h"
@@ -21,20 +19,13 @@ bxt_filter_install(struct bxt_outcome *out)
 {
 	static struct bx_filter_prog prog;
 	struct bx_error err;
-	int fd, rc;
 
-	if ((fd = open(BXT_SECCOMP, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
-		if (errno == ENOENT)
-			return 0;
-		bxt_fail(out, "cannot open %s: %s", BXT_SECCOMP,
-		    strerror(errno));
+	if (access(BXT_SECCOMP, F_OK) == -1 && errno == ENOENT)
+		return 0;
+	if (bx_filter_load(BXT_SECCOMP, &prog, &err) == -1 ||
+	    bx_filter_install(&prog, &err) == -1) {
+		bxt_fail(out, "%s", err.msg);
 		return -1;
 	}
-	rc = bx_filter_read(fd, BXT_SECCOMP, &prog, &err);
-	close(fd);
-	if (rc == 0)
-		rc = bx_filter_install(&prog, &err);
-	if (rc == -1)
-		bxt_fail(out, "%s", err.msg);
-	return rc;
+	return 0;
 }

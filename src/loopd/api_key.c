@@ -51,7 +51,7 @@ api_key_load(const char *path, char **ret, struct bx_error *err)
 {
 	enum bx_readfile_why why;
 	struct stat st;
-	size_t size, len;
+	size_t size, len = 0;
 	char *buf = NULL;
 	int fd = -1, r = -1;
 
@@ -83,7 +83,10 @@ api_key_load(const char *path, char **ret, struct bx_error *err)
 	buf = NULL;
 	r = 0;
 out:
-	api_key_free(buf);
+	/* All of it: a NUL inside would stop api_key_free's strlen short. */
+	if (buf != NULL)
+		explicit_bzero(buf, len);
+	free(buf);
 	close(fd);
 	return r;
 }

@@ -101,13 +101,18 @@ serve(const struct loop_config *cfg)
 	struct bx_error err;
 	sigset_t wait_mask;
 	char *key = NULL;
-	int fd, rc = 1;
+	bool keyed;
+	int fd, made_client, rc = 1;
 
 	if (cfg->lc_api_key_file != NULL &&
 	    api_key_load(cfg->lc_api_key_file, &key, &err) == -1)
 		goto fail;
-	if (model_client_new(cfg->lc_model_url, cfg->lc_model, key,
-	    cfg->lc_timeout_s, &stop, &model, &err) == -1)
+	keyed = key != NULL;
+	/* The client keeps its own copy, as the header it sends. */
+	made_client = model_client_new(cfg->lc_model_url, cfg->lc_model, key,
+	    cfg->lc_timeout_s, &stop, &model, &err);
+	api_key_free(key);
+	if (made_client == -1)
 		goto fail;
 	memset(&env, 0, sizeof(env));
 	env.te_home = cfg->lc_home;
@@ -130,7 +135,7 @@ serve(const struct loop_config *cfg)
 		goto fail;
 	fprintf(stderr, "loopd: serving %s (model %s at %s%s)\n",
 	    cfg->lc_loop_socket, cfg->lc_model, cfg->lc_model_url,
-	    key != NULL ? ", with the key in [model] api_key_file" : "");
+	    keyed ? ", with the key in [model] api_key_file" : "");
 	if (loop_serve_run(fd, cfg->lc_loop_socket, &made, &env, &stop,
 	    &wait_mask, &err) == -1)
 		goto fail;
@@ -140,7 +145,6 @@ serve(const struct loop_config *cfg)
 fail:
 	fprintf(stderr, "loopd: %s\n", err.msg);
 out:
-	api_key_free(key);
 	bport_free(bp);
 	model_client_free(model);
 	return rc;

@@ -282,10 +282,12 @@ model_complete(struct model_client *mc, const json_t *messages,
 	json_decref(req);
 	if (text == NULL)
 		return bx_fail(err, "cannot build the model request");
+	/* Like an overflow the server reports: the turn must not be kept. */
 	if (strlen(text) > MODEL_MAX_REQUEST) {
 		bx_fail(err, "the model request would be %zu bytes, over the "
-		    "limit of %d: the session is too long", strlen(text),
-		    MODEL_MAX_REQUEST);
+		    "limit of %d: the session is too long; this turn was not "
+		    "kept; " RUNBOOK_CONTEXT, strlen(text), MODEL_MAX_REQUEST);
+		r = MODEL_CONTEXT_FULL;
 		goto out;
 	}
 	if (perform(mc, text, &b, &status, err) == -1)

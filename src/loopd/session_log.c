@@ -165,8 +165,8 @@ open_log(const char *home, const char *path, struct bx_error *err)
 	if (fd != -1 || errno != ENOENT)
 		goto done;
 	snprintf(dir, sizeof(dir), "%s/sessions", home);
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-		return bx_fail(err, "%s: %s", dir, strerror(errno));
+	if (bx_mkdir_private(dir, err) == -1)
+		return -1;
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC |
 	    O_NOCTTY, 0600);
 	if (fd == -1 && errno == EEXIST)

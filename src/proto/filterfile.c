@@ -1,16 +1,19 @@
 /*
  * filterfile.c: reading and installing a system-call filter program
- * (filterfile.h). Shared by bxtool and bxegress, so it needs only libc.
+ * (filterfile.h). Shared by bxtool and bxegress, so it needs only libc
+ * and proto/readfile.c's checks.
  */
 #include <sys/prctl.h>
 
 #include <linux/seccomp.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "proto/filterfile.h"
+#include "proto/readfile.h"
 
 int
 bx_filter_read(int fd, const char *name, struct bx_filter_prog *ret,
@@ -39,6 +42,22 @@ bx_filter_read(int fd, const char *name, struct bx_filter_prog *ret,
 	memcpy(ret->fp_insns, buf, len);
 	ret->fp_len = (unsigned short)(len / sizeof(buf[0]));
 	return 0;
+}
+
+int
+bx_filter_load(const char *path, struct bx_filter_prog *ret,
+    struct bx_error *err)
+{
+	enum bx_readfile_why why;
+	size_t size;
+	int fd, rc;
+
+	if (bx_readfile_open(AT_FDCWD, path, path, O_NOFOLLOW,
+	    sizeof(ret->fp_insns), &fd, &size, &why, err) == -1)
+		return -1;
+	rc = bx_filter_read(fd, path, ret, err);
+	close(fd);
+	return rc;
 }
 
 int

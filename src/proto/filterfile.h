@@ -30,6 +30,13 @@ int	bx_filter_read(int fd, const char *name, struct bx_filter_prog *ret,
 	    struct bx_error *err);
 
 /*
+ * bx_filter_read of the file at path, which must be a regular file (a FIFO
+ * there cannot hang the reader) and no link; messages name path.
+ */
+int	bx_filter_load(const char *path, struct bx_filter_prog *ret,
+	    struct bx_error *err);
+
+/*
  * Sets no_new_privs and installs the program on the calling thread, which
  * every thread and process it starts inherits.
  */

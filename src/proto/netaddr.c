@@ -185,18 +185,20 @@ parse_prefix(const char *s, unsigned max, unsigned *ret)
 	return 0;
 }
 
+/* 0.0.0.0 and :: (a connect to either reaches this host's loopback). */
+static const unsigned char zero_addr[16];
+
 /* Whether any bit past the prefix is set. */
 static bool
 host_bits(const unsigned char *addr, size_t len, unsigned prefix)
 {
-	unsigned char zero[16] = { 0 };
 	unsigned char masked[16];
 	unsigned bit;
 
 	memcpy(masked, addr, len);
 	for (bit = 0; bit < prefix; bit++)
 		masked[bit / 8] &= (unsigned char)~(0x80 >> (bit % 8));
-	return memcmp(masked, zero, len) != 0;
+	return memcmp(masked, zero_addr, len) != 0;
 }
 
 static int
@@ -204,8 +206,6 @@ check_range(const struct bx_cidr *c, struct bx_error *err)
 {
 	static const unsigned char loop4[4] = { 127 };
 	static const unsigned char loop6[16] = { [15] = 1 };
-	/* A connect to 0.0.0.0 or :: reaches this host's loopback. */
-	static const unsigned char zero[16] = { 0 };
 	size_t len = c->c_family == AF_INET ? 4 : 16;
 	size_t i;
 
@@ -217,7 +217,7 @@ check_range(const struct bx_cidr *c, struct bx_error *err)
 			return bx_fail(err, "is wider than /8");
 		if (prefix_equal(c->c_addr, loop4, 8))
 			return bx_fail(err, "covers loopback (127.0.0.0/8)");
-		if (prefix_equal(c->c_addr, zero, 8))
+		if (prefix_equal(c->c_addr, zero_addr, 8))
 			return bx_fail(err, "covers this host (0.0.0.0/8), "
 			    "which a connect reaches as loopback");
 		return 0;
@@ -226,7 +226,7 @@ check_range(const struct bx_cidr *c, struct bx_error *err)
 		return bx_fail(err, "is wider than /16");
 	if (prefix_equal(loop6, c->c_addr, c->c_prefix))
 		return bx_fail(err, "covers loopback (::1)");
-	if (prefix_equal(zero, c->c_addr, c->c_prefix))
+	if (prefix_equal(zero_addr, c->c_addr, c->c_prefix))
 		return bx_fail(err, "covers the unspecified address (::), "
 		    "which a connect reaches as loopback");
 	/* Two ranges overlap when they agree on the shorter prefix. */

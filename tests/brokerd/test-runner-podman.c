@@ -179,10 +179,13 @@ test_a_failing_ps_fails_the_start(void **state)
 	size_t removed = 99;
 
 	put(f, "ps-fails", "");
+	put(f, "listed", "aaa\n");
 	assert_int_equal(podman_sweep(&f->f_bs, &removed, &err), -1);
 	assert_int_equal(removed, 99);
-	assert_non_null(strstr(err.msg, "podman ps -a --filter "
-	    "label=boxmaker.home=" HOME_ID " failed"));
+	assert_string_equal(err.msg, "podman ps -a --filter "
+	    "label=boxmaker.home=" HOME_ID " failed (wait status 32000)");
+	/* Nothing is removed on a listing that failed. */
+	expect_file(f, "calls", PS);
 }
 
 int

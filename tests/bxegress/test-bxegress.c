@@ -652,7 +652,7 @@ test_filter(void **state)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	char dir[] = "/tmp/bxegress-filter-XXXXXX", good[256], bad[256];
-	char v[256], err[4096];
+	char v[256], mine[256], err[4096], want[512];
 	const char *args[] = {
 		"--connect-timeout-ms", "1000", "--idle-timeout-ms", "1000",
 		"--max-bytes", "4096", "--seccomp", good, "--", "good.test",
@@ -675,6 +675,10 @@ test_filter(void **state)
 	exchange(&p, "\x04", 1, "", 0, "refused -:0 bad request: version 4");
 	proc_status(p.p_pid, "Seccomp", v, sizeof(v));
 	assert_string_equal(v, "\t2");
+	/* One filter more than this test runs under: bxegress's own. */
+	proc_status(getpid(), "Seccomp_filters", mine, sizeof(mine));
+	proc_status(p.p_pid, "Seccomp_filters", v, sizeof(v));
+	assert_int_equal(atoi(v), atoi(mine) + 1);
 	proxy_stop_clean(&p);
 
 	file = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -686,13 +690,26 @@ test_filter(void **state)
 	assert_int_equal(listen(lsock, 1), 0);
 	put_file(dir, "bad.bpf", "1234567", 7, bad, sizeof(bad));
 	assert_int_equal(h_run_status(fds, lsock, file, err, sizeof(err)), 1);
-	assert_non_null(strstr(err, "is not a filter program (7 bytes)"));
+	snprintf(want, sizeof(want), "bxegress: --seccomp %s is not a filter "
+	    "program (7 bytes)\n", bad);
+	assert_string_equal(err, want);
 	assert_int_equal(unlink(bad), 0);
 	assert_int_equal(h_run_status(fds, lsock, file, err, sizeof(err)), 1);
-	assert_non_null(strstr(err, "No such file or directory"));
+	snprintf(want, sizeof(want), "bxegress: --seccomp %s: cannot open: "
+	    "No such file or directory\n", bad);
+	assert_string_equal(err, want);
+	/* A FIFO is refused at once, not read until a writer comes. */
+	assert_int_equal(mkfifo(bad, 0600), 0);
+	assert_int_equal(h_run_status(fds, lsock, file, err, sizeof(err)), 1);
+	snprintf(want, sizeof(want), "bxegress: --seccomp %s is not a regular "
+	    "file\n", bad);
+	assert_string_equal(err, want);
+	assert_int_equal(unlink(bad), 0);
 	fds[11] = "bad.bpf";
 	assert_int_equal(h_run_status(fds, lsock, file, err, sizeof(err)), 2);
-	assert_non_null(strstr(err, "is not an absolute path"));
+	snprintf(want, sizeof(want), "bxegress: --seccomp \"bad.bpf\" is not "
+	    "an absolute path\nusage: bxegress ");
+	assert_int_equal(strncmp(err, want, strlen(want)), 0);
 	close(file);
 	close(lsock);
 	assert_int_equal(unlink(good), 0);

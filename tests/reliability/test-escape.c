@@ -14,9 +14,6 @@
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
-
-#include <netinet/in.h>
 
 #include <errno.h>
 #include <setjmp.h>

@@ -115,12 +115,15 @@ test_links_fifo_devices(void **state)
 	sb_after_case(f);
 }
 
+/* brokerd keeps 1023 bytes of bxtool's last status line, "failed " first. */
+#define HOSTILE_STATUS_MSG_MAX	(1023 - 7)
+
 struct racer {
 	char		path[PATH_MAX];
 	char		aside[PATH_MAX];
 	char		target[PATH_MAX];
 	atomic_bool	stop;
-	bool		grow;		/* append to path, not swap it */
+	int		fd;		/* grow(): path, open for appending */
 };
 
 /* Swaps path between a link to target and a directory, until stopped. */
@@ -142,19 +145,15 @@ swap(void *arg)
 	return NULL;
 }
 
-/* Appends lines of "a" to path, until stopped. */
+/* Appends lines of "a" to r->fd, until stopped. */
 static void *
 grow(void *arg)
 {
 	struct racer *r = arg;
-	int fd;
 
-	if ((fd = open(r->path, O_WRONLY | O_APPEND | O_CLOEXEC)) == -1)
-		return NULL;
 	while (!atomic_load(&r->stop))
-		if (write(fd, "aaaaaaa\n", 8) != 8)
+		if (write(r->fd, "aaaaaaa\n", 8) != 8)
 			break;
-	close(fd);
 	return NULL;
 }
 
@@ -207,6 +206,7 @@ test_file_growing(void **state)
 	struct sb_fixture *f = *state;
 	struct racer r;
 	pthread_t t;
+	bool grew = false;
 	char *out;
 	int i;
 
@@ -214,9 +214,12 @@ test_file_growing(void **state)
 	memset(&r, 0, sizeof(r));
 	snprintf(r.path, sizeof(r.path), "%s/docs/growing", f->data);
 	sb_put(f->data, "docs/growing", "");
+	r.fd = open(r.path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	assert_true(r.fd != -1);
 	assert_int_equal(pthread_create(&t, NULL, grow, &r), 0);
 	for (i = 0; i < RACE_CALLS / 3; i++) {
 		out = read_path(f, r.path);
+		grew |= out[0] != '\0';
 		assert_int_equal(f->last.a_status, BX_STATUS_RESULT);
 		assert_true(strlen(out) <= SB_OUTPUT_BYTES);
 		assert_int_equal(strspn(out, "a\n"), strlen(out));
@@ -227,7 +230,9 @@ test_file_growing(void **state)
 	}
 	atomic_store(&r.stop, true);
 	pthread_join(t, NULL);
-	/* The host's disk is not filled by the writer. */
+	close(r.fd);
+	/* The reads saw it grow; the host's disk is not filled by it. */
+	assert_true(grew);
 	assert_int_equal(truncate(r.path, 0), 0);
 	sb_after_case(f);
 }
@@ -261,6 +266,7 @@ test_odd_names(void **state)
 	 */
 	out = read_path(f, p);
 	assert_int_equal(f->last.a_status, BX_STATUS_FAILED);
+	assert_int_equal(strlen(out), HOSTILE_STATUS_MSG_MAX);
 	assert_int_equal(strncmp(out, "cannot open ", 12), 0);
 	assert_int_equal(strncmp(out + 12, p, strlen(out) - 12), 0);
 	sb_expect_record(f, f->calls, true, out);
