@@ -51,12 +51,9 @@ normalize_arguments(const json_t *args, struct model_call *mc)
 		obj = json_object();
 	else if (json_is_object(args))
 		obj = json_incref((json_t *)args);
-	else if (json_is_string(args) && bx_json_parse(json_string_value(args),
-	    json_string_length(args), &obj, NULL) == 0 &&
-	    !json_is_object(obj)) {
-		json_decref(obj);
-		obj = NULL;
-	}
+	else if (json_is_string(args))	/* obj only if it holds an object */
+		(void)bx_json_parse(json_string_value(args),
+		    json_string_length(args), &obj, NULL);
 	if (obj != NULL) {
 		mc->mc_arguments = json_dumps(obj, JSON_COMPACT |
 		    JSON_PRESERVE_ORDER);

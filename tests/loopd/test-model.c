@@ -325,6 +325,7 @@ test_timeout(void **state)
 static void
 test_size_limits(void **state)
 {
+	struct model_reply *r;
 	struct fixture f;
 	struct bx_error err;
 	json_t *script;
@@ -341,12 +342,20 @@ test_size_limits(void **state)
 	assert_non_null(strstr(fails(&f, &err), "larger than"));
 	assert_int_equal(fake_llama_request_count(f.fl), 1);
 
-	/* A request over the limit is refused before it is sent. */
+	/*
+	 * A request over the limit is refused before it is sent, as a full
+	 * context is: the turn that made it so is not to be kept.
+	 */
 	json_decref(f.messages);
 	big[MODEL_MAX_RESPONSE + 1] = 'x';
 	big[MODEL_MAX_REQUEST] = '\0';
 	f.messages = json_pack("[{s:s, s:s}]", "role", "user", "content", big);
-	assert_non_null(strstr(fails(&f, &err), "too long"));
+	r = NULL;
+	assert_int_equal(model_complete(f.mc, f.messages, f.tools, &r, &err),
+	    MODEL_CONTEXT_FULL);
+	assert_null(r);
+	assert_non_null(strstr(err.msg, "the session is too long; this turn "
+	    "was not kept; see docs/runbook.md#context-full"));
 	assert_int_equal(fake_llama_request_count(f.fl), 1);
 	teardown(&f);
 	json_decref(script);
