@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "brokerd/config.h"
+#include "proto/defaults.h"
 #include "proto/path.h"
 #include "proto/readfile.h"
 #include "toml/keys.h"
@@ -49,6 +50,7 @@ config_free(struct config *c)
 {
 	if (c == NULL)
 		return;
+	free(c->c_path);
 	free(c->c_home);
 	free(c->c_grants);
 	free(c->c_broker_socket);
@@ -76,17 +78,10 @@ default_under(char **slot, const char *home, const char *rest,
 }
 
 static int
-apply_defaults(const char *name, struct config *c, const char *env_home,
+apply_defaults(const char *name, struct config *c, const char *default_home,
     struct bx_error *err)
 {
-	if (c->c_home == NULL && env_home != NULL && env_home[0] != '\0') {
-		if (bx_path_check(env_home, strlen(env_home), err) == -1)
-			return bx_error_prefix(err, "BOXMAKER_HOME");
-		if ((c->c_home = strdup(env_home)) == NULL)
-			return bx_fail(err, "out of memory");
-	}
-	if (c->c_home == NULL &&
-	    (c->c_home = strdup(CONFIG_DEFAULT_HOME)) == NULL)
+	if (c->c_home == NULL && (c->c_home = strdup(default_home)) == NULL)
 		return bx_fail(err, "out of memory");
 	if (c->c_ttl_ms == 0)
 		c->c_ttl_ms = CONFIG_DEFAULT_TTL_MS;
@@ -104,7 +99,7 @@ apply_defaults(const char *name, struct config *c, const char *env_home,
 
 int
 config_parse(const char *name, const char *buf, size_t len,
-    const char *env_home, struct config **ret, struct bx_error *err)
+    const char *default_home, struct config **ret, struct bx_error *err)
 {
 	struct toml_doc *doc = NULL;
 	struct config *c;
@@ -115,7 +110,7 @@ config_parse(const char *name, const char *buf, size_t len,
 	config_runner_defaults(&c->c_runner);
 	if (toml_parse(name, buf, len, &doc, err) == -1 ||
 	    toml_keys_decode(doc, sections, c, err) == -1 ||
-	    apply_defaults(name, c, env_home, err) == -1)
+	    apply_defaults(name, c, default_home, err) == -1)
 		goto out;
 	*ret = c;
 	c = NULL;
@@ -126,16 +121,42 @@ out:
 	return rc;
 }
 
+/* A missing default file is the owner's first run: say what makes one. */
+static int
+load_default(struct config **ret, struct bx_error *err)
+{
+	struct bx_defaults defaults;
+
+	if (bx_defaults_get(&defaults, err) == -1)
+		return -1;
+	if (bx_defaults_config_exists(defaults.d_brokerd_config, err) == -1)
+		return -1;
+	return config_load(defaults.d_brokerd_config, ret, err);
+}
+
 int
 config_load(const char *path, struct config **ret, struct bx_error *err)
 {
+	struct bx_defaults defaults;
+	struct config *c = NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	int rc;
 
+	if (path == NULL)
+		return load_default(ret, err);
+	if (bx_defaults_get(&defaults, err) == -1)
+		return -1;
 	if (bx_readfile(path, CONFIG_FILE_MAX, &buf, &len, NULL, err) == -1)
 		return -1;
-	rc = config_parse(path, buf, len, getenv("BOXMAKER_HOME"), ret, err);
+	rc = config_parse(path, buf, len, defaults.d_home, &c, err);
 	free(buf);
-	return rc;
+	if (rc == -1)
+		return -1;
+	if ((c->c_path = strdup(path)) == NULL) {
+		config_free(c);
+		return bx_fail(err, "out of memory");
+	}
+	*ret = c;
+	return 0;
 }

@@ -9,8 +9,9 @@
  *
  * Every key is optional; an unknown table or key is an error naming it and
  * its line (toml/keys.h). Paths are absolute and in the form proto/path.h
- * checks; socket paths fit a sockaddr_un. Defaults: home from BOXMAKER_HOME, then /var/lib/boxmaker;
- * grants <home>/grants; broker <home>/run/loop-broker/broker.sock; admin
+ * checks; socket paths fit a sockaddr_un. Defaults: home by proto/defaults.h
+ * (BOXMAKER_HOME, then /var/lib/boxmaker for root and
+ * ~/.local/share/boxmaker for anyone else); grants <home>/grants; broker <home>/run/loop-broker/broker.sock; admin
  * <home>/run/owner-broker/admin.sock; ttl_ms 900000 (15 minutes).
  *
  * Ownership: config_load() and config_parse() allocate *ret; the caller
@@ -25,7 +26,6 @@
 #include "brokerd/config_runner.h"
 #include "proto/error.h"
 
-#define CONFIG_DEFAULT_HOME	"/var/lib/boxmaker"
 #define CONFIG_DEFAULT_TTL_MS	900000
 /* An approval waits at most a day. */
 #define CONFIG_MAX_TTL_MS	(24LL * 60 * 60 * 1000)
@@ -33,6 +33,7 @@
 #define CONFIG_FILE_MAX		(64 * 1024)
 
 struct config {
+	char	*c_path;	/* the file read; NULL from config_parse() */
 	char	*c_home;
 	char	*c_grants;
 	char	*c_broker_socket;
@@ -41,17 +42,20 @@ struct config {
 	struct config_runner	 c_runner;
 };
 
-/* Reads the file at path; home defaults from getenv("BOXMAKER_HOME"). */
+/*
+ * Reads the file at path, or the default brokerd.toml (proto/defaults.h)
+ * when path is NULL; a missing default file says that `bxctl init` writes
+ * one. The home defaults by proto/defaults.h.
+ */
 int	config_load(const char *path, struct config **ret,
 	    struct bx_error *err);
 
 /*
- * Parses len bytes of buf; name is used in messages. env_home is the value
- * of BOXMAKER_HOME, or NULL when it is unset (an empty value counts as
- * unset).
+ * Parses len bytes of buf; name is used in messages. default_home is the
+ * home when the file names none: bx_defaults_get()'s d_home.
  */
 int	config_parse(const char *name, const char *buf, size_t len,
-	    const char *env_home, struct config **ret, struct bx_error *err);
+	    const char *default_home, struct config **ret, struct bx_error *err);
 
 void	config_free(struct config *);
 

@@ -72,7 +72,7 @@ parse_options(int argc, char **argv, struct options *o, FILE *errs)
 		} else
 			return -1;
 	}
-	if (argc - optind != 2 || o->o_config == NULL)
+	if (argc - optind != 2)
 		return -1;
 	o->o_tool = argv[optind];
 	o->o_arguments = argv[optind + 1];

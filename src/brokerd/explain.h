@@ -21,7 +21,7 @@
 #define EXPLAIN_EXIT_FAILED	1
 #define EXPLAIN_EXIT_USAGE	2
 
-#define EXPLAIN_USAGE	"brokerd explain --config PATH [--taint CLASS] " \
+#define EXPLAIN_USAGE	"brokerd explain [--config PATH] [--taint CLASS] " \
 	"[--now TIMESTAMP] [--json] TOOL ARGUMENTS_JSON"
 
 /*

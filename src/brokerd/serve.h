@@ -100,7 +100,7 @@ void	 serve_free(struct serve *);
  * errs and returns the exit status: 0 after a clean stop, 1 on a failure,
  * 2 for a usage error or --accept-break with nothing to accept.
  */
-#define SERVE_USAGE	"brokerd serve --config PATH [--accept-break]"
+#define SERVE_USAGE	"brokerd serve [--config PATH] [--accept-break]"
 int	 serve_main(int argc, char **argv, FILE *out, FILE *errs);
 
 #endif

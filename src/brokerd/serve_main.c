@@ -1,5 +1,5 @@
 /*
- * serve_main.c: `brokerd serve --config PATH [--accept-break]`, the top of
+ * serve_main.c: `brokerd serve [--config PATH] [--accept-break]`, the top of
  * the daemon. It is the one place that prints for serve: startup problems
  * before serving, then every line the broker logs, one per line on stderr.
  *
@@ -223,7 +223,7 @@ serve_main(int argc, char **argv, FILE *out, FILE *errs)
 		else
 			break;
 	}
-	if (path == NULL || i != argc) {
+	if (i != argc) {
 		fprintf(errs, "usage: %s\n", SERVE_USAGE);
 		return 2;
 	}
@@ -244,7 +244,7 @@ serve_main(int argc, char **argv, FILE *out, FILE *errs)
 	if ((rc = open_audit(&d, accept_break, errs)) != 0)
 		goto out;
 	rc = 1;
-	if (start(&d, &log, path, errs) == -1)
+	if (start(&d, &log, d.d_cfg->c_path, errs) == -1)
 		goto out;
 	fprintf(errs, "brokerd: serving on %s and %s\n",
 	    d.d_cfg->c_broker_socket, d.d_cfg->c_admin_socket);

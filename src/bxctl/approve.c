@@ -18,14 +18,14 @@ static const char approve_help[] =
     "and the session as they are now, and prints whether the call runs.\n"
     "\n"
     "  --admin-socket PATH  brokerd's admin socket (default\n"
-    "                       $BOXMAKER_HOME/run/owner-broker/admin.sock)\n"
+    "                       <home>/run/owner-broker/admin.sock)\n"
     "  --help               this text\n";
 
 static const char refuse_help[] =
     "Refuses pending approval ID: the call is denied (approval_refused).\n"
     "\n"
     "  --admin-socket PATH  brokerd's admin socket (default\n"
-    "                       $BOXMAKER_HOME/run/owner-broker/admin.sock)\n"
+    "                       <home>/run/owner-broker/admin.sock)\n"
     "  --reason TEXT        why, kept in the audit log\n"
     "  --help               this text\n";
 

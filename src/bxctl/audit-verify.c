@@ -18,8 +18,7 @@
 #include "bxctl/options.h"
 #include "proto/audit_files.h"
 #include "proto/chain.h"
-
-#define DEFAULT_HOME	"/var/lib/boxmaker"
+#include "proto/defaults.h"
 
 static const char verify_help[] =
     "Reads every audit file in HOME/audit in name order, checks the hash\n"
@@ -28,8 +27,9 @@ static const char verify_help[] =
     "or the first failure as FILE:LINE: WHAT, with exit status 1.\n"
     "brokerd need not be running.\n"
     "\n"
-    "  --home PATH  the Boxmaker home (default $BOXMAKER_HOME, then\n"
-    "               " DEFAULT_HOME ")\n"
+    "  --home PATH  the Boxmaker home (default $BOXMAKER_HOME, else\n"
+    "               /var/lib/boxmaker for root and\n"
+    "               ~/.local/share/boxmaker for anyone else)\n"
     "  --help       this text\n";
 
 static void
@@ -150,6 +150,8 @@ cmd_audit_verify(const struct cli_command *cmd, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct bx_defaults defaults;
+	struct bx_error err;
 	const char *home = NULL;
 	int ch, r;
 
@@ -168,7 +170,9 @@ cmd_audit_verify(const struct cli_command *cmd, int argc, char **argv)
 	}
 	if ((r = options_operands(cmd, argc, argv, 0, "")) != CLI_OK)
 		return r;
-	if (home == NULL && (home = getenv("BOXMAKER_HOME")) == NULL)
-		home = DEFAULT_HOME;
-	return verify(home);
+	if (home != NULL)
+		return verify(home);
+	if (bx_defaults_get(&defaults, &err) == -1)
+		return cli_fail("%s", err.msg);
+	return verify(defaults.d_home);
 }

@@ -34,10 +34,10 @@ static const char chat_help[] =
     "  --json               print each turn event as one JSON line;\n"
     "                       approvals are not asked for\n"
     "  --loop-socket PATH   loopd's socket (default\n"
-    "                       $BOXMAKER_HOME/run/owner-loop/loop.sock)\n"
+    "                       <home>/run/owner-loop/loop.sock)\n"
     "  --admin-socket PATH  brokerd's admin socket, to show and answer\n"
     "                       approvals (default\n"
-    "                       $BOXMAKER_HOME/run/owner-broker/admin.sock)\n"
+    "                       <home>/run/owner-broker/admin.sock)\n"
     "  --help               this text\n";
 
 /* Whether text can be sent: UTF-8, at most CHAT_TEXT_MAX bytes. */

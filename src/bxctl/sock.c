@@ -9,20 +9,21 @@
 #include <unistd.h>
 
 #include "bxctl/sock.h"
+#include "proto/defaults.h"
 #include "proto/unixsock.h"
 
 int
 sock_default_path(const char *rel, char *buf, struct bx_error *err)
 {
-	const char *home = getenv("BOXMAKER_HOME");
+	struct bx_defaults defaults;
 	int n;
 
-	if (home == NULL || home[0] == '\0')
-		home = SOCK_HOME_DEFAULT;
-	n = snprintf(buf, SOCK_PATH_MAX, "%s/%s", home, rel);
+	if (bx_defaults_get(&defaults, err) == -1)
+		return -1;
+	n = snprintf(buf, SOCK_PATH_MAX, "%s/%s", defaults.d_home, rel);
 	if (n < 0 || n >= SOCK_PATH_MAX)
-		return bx_fail(err, "BOXMAKER_HOME is too long for a socket "
-		    "path");
+		return bx_fail(err, "the home %s is too long for a socket "
+		    "path", defaults.d_home);
 	return 0;
 }
 

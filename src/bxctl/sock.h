@@ -1,7 +1,8 @@
 /*
  * sock.h: finding and connecting to the daemons' Unix sockets. The default
- * paths live under the home, <BOXMAKER_HOME>/run/... (baseline.md section
- * 5), with /var/lib/boxmaker when BOXMAKER_HOME is unset or empty.
+ * paths live under the home, <home>/run/..., with the home of the user who
+ * runs bxctl (proto/defaults.h: BOXMAKER_HOME, else /var/lib/boxmaker for
+ * root and ~/.local/share/boxmaker for anyone else).
  *
  * Nothing here allocates: paths go into the caller's buffer, and the
  * descriptor sock_connect() returns is the caller's to close.
@@ -13,7 +14,6 @@
 
 #include "proto/error.h"
 
-#define SOCK_HOME_DEFAULT	"/var/lib/boxmaker"
 #define SOCK_ADMIN_REL		"run/owner-broker/admin.sock"
 #define SOCK_LOOP_REL		"run/owner-loop/loop.sock"
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "loopd/config.h"
+#include "proto/defaults.h"
 #include "proto/path.h"
 #include "proto/readfile.h"
 #include "toml/keys.h"
@@ -86,21 +87,14 @@ check_broker(const struct toml_doc *doc, const struct loop_config *c,
 }
 
 static int
-apply_defaults(const char *name, struct loop_config *c, const char *env_home,
-    struct bx_error *err)
+apply_defaults(const char *name, struct loop_config *c,
+    const char *default_home, struct bx_error *err)
 {
-	const char *home = env_home != NULL && env_home[0] != '\0' ?
-	    env_home : LOOP_CONFIG_DEFAULT_HOME;
-
 	if (c->lc_model_url == NULL)
 		return bx_fail(err, "%s: [model] url is required (llama-server's "
 		    "base URL, e.g. \"http://127.0.0.1:8080\")", name);
-	if (c->lc_home == NULL) {
-		if (bx_path_check(home, strlen(home), err) == -1)
-			return bx_error_prefix(err, "BOXMAKER_HOME");
-		if ((c->lc_home = strdup(home)) == NULL)
-			return bx_fail(err, "out of memory");
-	}
+	if (c->lc_home == NULL && (c->lc_home = strdup(default_home)) == NULL)
+		return bx_fail(err, "out of memory");
 	if (c->lc_loop_socket == NULL) {
 		if (asprintf(&c->lc_loop_socket, "%s/run/owner-loop/loop.sock",
 		    strcmp(c->lc_home, "/") == 0 ? "" : c->lc_home) == -1) {
@@ -124,7 +118,7 @@ apply_defaults(const char *name, struct loop_config *c, const char *env_home,
 
 int
 loop_config_parse(const char *name, const char *buf, size_t len,
-    const char *env_home, struct loop_config **ret, struct bx_error *err)
+    const char *default_home, struct loop_config **ret, struct bx_error *err)
 {
 	struct toml_doc *doc = NULL;
 	struct loop_config *c;
@@ -134,7 +128,7 @@ loop_config_parse(const char *name, const char *buf, size_t len,
 	if (toml_parse(name, buf, len, &doc, err) == -1 ||
 	    toml_keys_decode(doc, sections, c, err) == -1 ||
 	    check_broker(doc, c, err) == -1 ||
-	    apply_defaults(name, c, env_home, err) == -1) {
+	    apply_defaults(name, c, default_home, err) == -1) {
 		toml_doc_free(doc);
 		loop_config_free(c);
 		return -1;
@@ -144,15 +138,33 @@ loop_config_parse(const char *name, const char *buf, size_t len,
 	return 0;
 }
 
+/* A missing default file is the owner's first run: say what makes one. */
+static int
+load_default(struct loop_config **ret, struct bx_error *err)
+{
+	struct bx_defaults defaults;
+
+	if (bx_defaults_get(&defaults, err) == -1)
+		return -1;
+	if (bx_defaults_config_exists(defaults.d_loopd_config, err) == -1)
+		return -1;
+	return loop_config_load(defaults.d_loopd_config, ret, err);
+}
+
 int
 loop_config_load(const char *path, struct loop_config **ret,
     struct bx_error *err)
 {
+	struct bx_defaults defaults;
 	enum bx_readfile_why why;
 	size_t len;
 	char *buf;
 	int r;
 
+	if (path == NULL)
+		return load_default(ret, err);
+	if (bx_defaults_get(&defaults, err) == -1)
+		return -1;
 	if (bx_readfile(path, LOOP_CONFIG_FILE_MAX, &buf, &len, &why, err) ==
 	    -1) {
 		/* Says what the path is, so the owner can act. */
@@ -160,8 +172,7 @@ loop_config_load(const char *path, struct loop_config **ret,
 			bx_fail(err, "%s is a directory, not loopd.toml", path);
 		return -1;
 	}
-	r = loop_config_parse(path, buf, len, getenv("BOXMAKER_HOME"), ret,
-	    err);
+	r = loop_config_parse(path, buf, len, defaults.d_home, ret, err);
 	free(buf);
 	return r;
 }

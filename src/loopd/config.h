@@ -1,7 +1,9 @@
 /*
  * config.h: loopd.toml into a typed configuration (design section 8).
  *
- *	[paths]   home          default BOXMAKER_HOME, then /var/lib/boxmaker
+ *	[paths]   home          default by proto/defaults.h: BOXMAKER_HOME,
+ *	                        then /var/lib/boxmaker for root and
+ *	                        ~/.local/share/boxmaker for anyone else
  *	[sockets] loop          default <home>/run/owner-loop/loop.sock
  *	[model]   url           required: llama-server's base URL
  *	          model         default "local"
@@ -26,7 +28,6 @@
 
 #include "proto/error.h"
 
-#define LOOP_CONFIG_DEFAULT_HOME	"/var/lib/boxmaker"
 #define LOOP_CONFIG_DEFAULT_MODEL	"local"
 #define LOOP_CONFIG_DEFAULT_TIMEOUT_S	300
 #define LOOP_CONFIG_DEFAULT_MAX_STEPS	16
@@ -48,12 +49,19 @@ struct loop_config {
 	int	 lc_max_steps;
 };
 
-/* Reads the file at path; home defaults from getenv("BOXMAKER_HOME"). */
+/*
+ * Reads the file at path, or the default loopd.toml (proto/defaults.h)
+ * when path is NULL; a missing default file says that `bxctl init` writes
+ * one. The home defaults by proto/defaults.h.
+ */
 int	loop_config_load(const char *path, struct loop_config **ret,
 	    struct bx_error *err);
-/* Parses len bytes of buf; name is used in messages; env_home may be NULL. */
+/*
+ * Parses len bytes of buf; name is used in messages. default_home is the
+ * home when the file names none: bx_defaults_get()'s d_home.
+ */
 int	loop_config_parse(const char *name, const char *buf, size_t len,
-	    const char *env_home, struct loop_config **ret,
+	    const char *default_home, struct loop_config **ret,
 	    struct bx_error *err);
 void	loop_config_free(struct loop_config *);
 

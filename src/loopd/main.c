@@ -1,5 +1,5 @@
 /*
- * loopd: the turn loop's program. `loopd serve --config PATH` loads
+ * loopd: the turn loop's program. `loopd serve [--config PATH]` loads
  * loopd.toml, runs the self-test, and serves loop.sock until SIGTERM or
  * SIGINT. The only place loopd prints: one line per event on stderr,
  * each starting "loopd: ".
@@ -48,7 +48,7 @@ print_line(void *arg, const char *line)
 	fprintf(stderr, "loopd: %s\n", line);
 }
 
-#define LOOPD_USAGE	"usage: loopd serve --config PATH\n" \
+#define LOOPD_USAGE	"usage: loopd serve [--config PATH]\n" \
 			"       loopd help [serve]\n"
 
 static int
@@ -161,11 +161,11 @@ main(int argc, char **argv)
 		fputs(LOOPD_USAGE, stdout);
 		return 0;
 	}
-	if (argc != 4 || strcmp(argv[1], "serve") != 0 ||
-	    strcmp(argv[2], "--config") != 0)
+	if ((argc != 2 && argc != 4) || strcmp(argv[1], "serve") != 0 ||
+	    (argc == 4 && strcmp(argv[2], "--config") != 0))
 		return usage();
 	umask(077);
-	if (loop_config_load(argv[3], &cfg, &err) == -1) {
+	if (loop_config_load(argc == 4 ? argv[3] : NULL, &cfg, &err) == -1) {
 		fprintf(stderr, "loopd: %s\n", err.msg);
 		return 1;
 	}

@@ -13,15 +13,19 @@
 #include <cmocka.h>
 
 #include "brokerd/config.h"
+#include "proto/defaults.h"
 #include "grants-fixture.h"
 
+/* default_home NULL stands for root's default home. */
 static struct config *
-parse(const char *text, const char *env_home)
+parse(const char *text, const char *default_home)
 {
 	struct config *c = NULL;
 	struct bx_error err;
 
-	if (config_parse("brokerd.toml", text, strlen(text), env_home, &c,
+	if (default_home == NULL)
+		default_home = BX_ROOT_HOME;
+	if (config_parse("brokerd.toml", text, strlen(text), default_home, &c,
 	    &err) != 0)
 		fail_msg("config_parse: %s", err.msg);
 	return c;
@@ -33,7 +37,7 @@ refused(const char *text, const char *want)
 	struct config *c = NULL;
 	struct bx_error err;
 
-	if (config_parse("brokerd.toml", text, strlen(text), NULL, &c,
+	if (config_parse("brokerd.toml", text, strlen(text), BX_ROOT_HOME, &c,
 	    &err) != -1)
 		fail_msg("accepted: %s", text);
 	assert_null(c);
@@ -56,10 +60,6 @@ test_defaults(void **state)
 	    "/var/lib/boxmaker/run/owner-broker/admin.sock");
 	assert_int_equal(c->c_ttl_ms, 900000);
 	config_free(c);
-	/* An empty BOXMAKER_HOME counts as unset. */
-	c = parse("[paths]\n", "");
-	assert_string_equal(c->c_home, "/var/lib/boxmaker");
-	config_free(c);
 	config_free(NULL);
 }
 
@@ -76,7 +76,7 @@ test_env_home(void **state)
 	assert_string_equal(c->c_admin_socket, "/home/kyle/.local/share/"
 	    "boxmaker/run/owner-broker/admin.sock");
 	config_free(c);
-	/* The file's home wins over the environment. */
+	/* The file's home wins over the default. */
 	c = parse("[paths]\nhome = \"/srv/bx\"\n", "/home/kyle/bx");
 	assert_string_equal(c->c_home, "/srv/bx");
 	assert_string_equal(c->c_broker_socket,
@@ -144,16 +144,25 @@ test_errors(void **state)
 	refused(text, "sockets.broker (by default /");
 }
 
+/* A BOXMAKER_HOME that is no path fails the load, naming it. */
 static void
 test_env_bad(void **state)
 {
+	char *dir = fixture_dir(), *path;
 	struct config *c = NULL;
 	struct bx_error err;
 
 	(void)state;
-	assert_int_equal(config_parse("b.toml", "", 0, "relative/home", &c,
-	    &err), -1);
-	assert_non_null(strstr(err.msg, "BOXMAKER_HOME"));
+	assert_true(asprintf(&path, "%s/brokerd.toml", dir) > 0);
+	fixture_text(dir, "brokerd.toml", "");
+	assert_int_equal(setenv("BOXMAKER_HOME", "relative/home", 1), 0);
+	assert_int_equal(config_load(path, &c, &err), -1);
+	unsetenv("BOXMAKER_HOME");
+	assert_null(c);
+	assert_non_null(strstr(err.msg, "BOXMAKER_HOME gives relative/home"));
+	free(path);
+	fixture_remove(dir);
+	free(dir);
 }
 
 static void

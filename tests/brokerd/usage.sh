@@ -1,28 +1,61 @@
 #!/bin/sh
 # brokerd's command line: no subcommand or an unknown one prints the usage
-# and exits 2, and so does explain with its operands missing.
+# and exits 2, and so does explain with its operands missing. serve and
+# explain without --config read the default brokerd.toml of the user who
+# runs them (proto/defaults.h); a missing one says what writes it. As root
+# that check runs as nobody, whose configuration directory the test sets.
 #   usage.sh BROKERD
 set -u
 brokerd=$1
 status=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bx-usage.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
 
 expect() {
 	want=$1
 	shift
-	"$brokerd" "$@" >/dev/null 2>"${TMPDIR:-/tmp}/bx-usage.$$"
+	"$brokerd" "$@" >/dev/null 2>"$tmp/stderr"
 	got=$?
-	if [ "$got" -ne "$want" ] || ! grep -q "usage: brokerd" \
-	    "${TMPDIR:-/tmp}/bx-usage.$$"; then
+	if [ "$got" -ne "$want" ] || ! grep -q "usage: brokerd" "$tmp/stderr"
+	then
 		echo "FAIL: brokerd $*: exit $got, want $want with the usage"
 		status=1
 	else
 		echo "ok: brokerd $*: exit $got"
 	fi
-	rm -f "${TMPDIR:-/tmp}/bx-usage.$$"
+}
+
+# Runs brokerd as a user other than root, with $tmp as its config home.
+as_owner() {
+	if [ "$(id -u)" -eq 0 ]; then
+		chmod 755 "$tmp"
+		env -i PATH=/usr/bin:/bin HOME="$tmp" XDG_CONFIG_HOME="$tmp" \
+		    setpriv --reuid=65534 --regid=65534 --clear-groups \
+		    "$brokerd" "$@"
+	else
+		env -i PATH=/usr/bin:/bin HOME="$tmp" XDG_CONFIG_HOME="$tmp" \
+		    "$brokerd" "$@"
+	fi
+}
+
+expect_missing_default() {
+	as_owner "$@" >/dev/null 2>"$tmp/stderr"
+	got=$?
+	want="no configuration at $tmp/boxmaker/brokerd.toml: \`bxctl init\` writes one"
+	if [ "$got" -ne 1 ] || ! grep -qF "$want" "$tmp/stderr"; then
+		echo "FAIL: brokerd $*: exit $got, want 1 and \"$want\"; got:"
+		cat "$tmp/stderr"
+		status=1
+	else
+		echo "ok: brokerd $*: exit 1, $want"
+	fi
 }
 
 expect 2
 expect 2 frobnicate
 expect 2 explain
 expect 2 explain --config /nonexistent read_file
+expect 2 serve --config
+expect_missing_default serve
+expect_missing_default explain read_file '{"path": "/a"}'
 exit $status

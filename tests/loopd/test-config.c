@@ -8,15 +8,19 @@
 #include <cmocka.h>
 
 #include "loopd/config.h"
+#include "proto/defaults.h"
 #include "testutil.h"
 
+/* default_home NULL stands for root's default home. */
 static struct loop_config *
-parse(const char *text, const char *env_home)
+parse(const char *text, const char *default_home)
 {
 	struct loop_config *c = NULL;
 	struct bx_error err;
 
-	if (loop_config_parse("loopd.toml", text, strlen(text), env_home, &c,
+	if (default_home == NULL)
+		default_home = BX_ROOT_HOME;
+	if (loop_config_parse("loopd.toml", text, strlen(text), default_home, &c,
 	    &err) == -1)
 		fail_msg("%s", err.msg);
 	return c;
@@ -29,7 +33,7 @@ refused(const char *text, const char *says)
 	struct bx_error err;
 
 	assert_int_equal(loop_config_parse("loopd.toml", text, strlen(text),
-	    NULL, &c, &err), -1);
+	    BX_ROOT_HOME, &c, &err), -1);
 	assert_null(c);
 	if (strstr(err.msg, says) == NULL)
 		fail_msg("\"%s\" lacks \"%s\"", err.msg, says);
@@ -74,9 +78,6 @@ test_defaults(void **state)
 	assert_int_equal(c->lc_max_steps, 16);
 	loop_config_free(c);
 	c = parse("[model]\nurl = \"http://m\"\n", NULL);
-	assert_string_equal(c->lc_home, "/var/lib/boxmaker");
-	loop_config_free(c);
-	c = parse("[model]\nurl = \"http://m\"\n", "");
 	assert_string_equal(c->lc_home, "/var/lib/boxmaker");
 	loop_config_free(c);
 }
@@ -172,10 +173,10 @@ test_example_matches_defaults(void **state)
 	assert_non_null(text);
 	c = parse(text, NULL);
 	free(text);
-	assert_string_equal(c->lc_home, LOOP_CONFIG_DEFAULT_HOME);
-	assert_string_equal(c->lc_broker_socket, LOOP_CONFIG_DEFAULT_HOME
+	assert_string_equal(c->lc_home, BX_ROOT_HOME);
+	assert_string_equal(c->lc_broker_socket, BX_ROOT_HOME
 	    "/run/loop-broker/broker.sock");
-	assert_string_equal(c->lc_loop_socket, LOOP_CONFIG_DEFAULT_HOME
+	assert_string_equal(c->lc_loop_socket, BX_ROOT_HOME
 	    "/run/owner-loop/loop.sock");
 	assert_null(c->lc_api_key_file);
 	loop_config_free(c);

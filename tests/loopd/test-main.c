@@ -42,6 +42,35 @@ spawn(const char *dir, const char *a1, const char *a2, const char *a3)
 	return pid;
 }
 
+/*
+ * Starts `loopd serve` with no --config, as a user other than root (nobody
+ * when the test runs as root) whose configuration home is dir.
+ */
+static pid_t
+spawn_owner(const char *dir)
+{
+	char path[4096];
+	pid_t pid;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	assert_int_equal(chmod(dir, 0755), 0);
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		setenv("HOME", dir, 1);
+		setenv("XDG_CONFIG_HOME", dir, 1);
+		if (geteuid() == 0 && (setgid(65534) == -1 ||
+		    setuid(65534) == -1))
+			_exit(126);
+		execl(loopd, "loopd", "serve", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
 static int
 wait_exit(pid_t pid)
 {
@@ -55,11 +84,20 @@ wait_exit(pid_t pid)
 static void
 test_usage(void **state)
 {
-	char *dir = tu_tmpdir();
+	char *dir = tu_tmpdir(), want[4200], *err;
 
 	(void)state;
-	assert_int_equal(wait_exit(spawn(dir, "serve", NULL, NULL)), 2);
+	assert_int_equal(wait_exit(spawn(dir, "serve", "--config", NULL)), 2);
+	assert_int_equal(wait_exit(spawn(dir, "serve", "x", NULL)), 2);
 	assert_int_equal(wait_exit(spawn(dir, "run", "--config", "x")), 2);
+	/* No --config: the user's default file, which init writes. */
+	assert_int_equal(wait_exit(spawn_owner(dir)), 1);
+	err = tu_read(dir, "stderr");
+	snprintf(want, sizeof(want), "no configuration at %s/boxmaker/"
+	    "loopd.toml: `bxctl init` writes one", dir);
+	if (strstr(err, want) == NULL)
+		fail_msg("\"%s\" lacks \"%s\"", err, want);
+	free(err);
 	tu_rmtree(dir);
 }
 

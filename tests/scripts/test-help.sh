@@ -49,13 +49,13 @@ wrong() {
 
 brokerd=$build/src/brokerd/brokerd
 for word in --help -h help; do
-	asks "$brokerd" 'brokerd serve --config PATH' $word
-	asks "$brokerd" 'brokerd explain --config PATH' $word
+	asks "$brokerd" 'brokerd serve [--config PATH]' $word
+	asks "$brokerd" 'brokerd explain [--config PATH]' $word
 done
-asks "$brokerd" 'brokerd serve --config PATH' help serve
-asks "$brokerd" 'brokerd explain --config PATH' help explain
-asks "$brokerd" 'brokerd serve --config PATH' serve --help
-asks "$brokerd" 'brokerd explain --config PATH' explain --config x -h
+asks "$brokerd" 'brokerd serve [--config PATH]' help serve
+asks "$brokerd" 'brokerd explain [--config PATH]' help explain
+asks "$brokerd" 'brokerd serve [--config PATH]' serve --help
+asks "$brokerd" 'brokerd explain [--config PATH]' explain --config x -h
 wrong "$brokerd"
 wrong "$brokerd" --bogus
 wrong "$brokerd" help bogus
@@ -64,10 +64,10 @@ wrong "$brokerd" explain --bogus
 
 loopd=$build/src/loopd/loopd
 for word in --help -h help; do
-	asks "$loopd" 'loopd serve --config PATH' $word
+	asks "$loopd" 'loopd serve [--config PATH]' $word
 done
-asks "$loopd" 'loopd serve --config PATH' help serve
-asks "$loopd" 'loopd serve --config PATH' serve --help
+asks "$loopd" 'loopd serve [--config PATH]' help serve
+asks "$loopd" 'loopd serve [--config PATH]' serve --help
 wrong "$loopd"
 wrong "$loopd" --bogus
 wrong "$loopd" serve --bogus x

@@ -1,0 +1,67 @@
+/*
+ * defaults.h: where Boxmaker's files are when no flag and no file names
+ * them. One rule serves brokerd, loopd and every bxctl command, so that the
+ * owner's shell, the systemd user units and bxctl find the same home with
+ * no variable and no flag:
+ *
+ *	who		home				configuration directory
+ *	root		/var/lib/boxmaker		/etc/boxmaker
+ *	anyone else	${XDG_DATA_HOME:-~/.local/share}/boxmaker
+ *							${XDG_CONFIG_HOME:-~/.config}/boxmaker
+ *
+ * The configuration directory holds brokerd.toml and loopd.toml.
+ * BOXMAKER_HOME, when set and not empty, overrides the home (never the
+ * configuration directory); [paths] home in a file, --home and --config
+ * override these defaults where a program takes them. An XDG variable that
+ * is not an absolute path is ignored, as the XDG Base Directory
+ * specification asks. ~ is $HOME, or the password database's entry for the
+ * user when HOME is unset or empty. "Root" is the effective user id 0.
+ *
+ * Nothing here allocates: the paths go into the caller's struct.
+ */
+#ifndef BX_PROTO_DEFAULTS_H
+#define BX_PROTO_DEFAULTS_H
+
+#include <sys/types.h>
+
+#include "proto/error.h"
+#include "proto/path.h"
+
+#define BX_ROOT_HOME		"/var/lib/boxmaker"
+#define BX_ROOT_CONFIG_DIR	"/etc/boxmaker"
+
+/* What the rule reads: the process's values, or a test's. */
+struct bx_env {
+	uid_t		 e_uid;
+	const char	*e_boxmaker_home;	/* BOXMAKER_HOME, or NULL */
+	const char	*e_home;		/* HOME, or NULL */
+	const char	*e_xdg_data_home;	/* XDG_DATA_HOME, or NULL */
+	const char	*e_xdg_config_home;	/* XDG_CONFIG_HOME, or NULL */
+};
+
+struct bx_defaults {
+	char	d_home[BX_PATH_MAX + 1];
+	char	d_config_dir[BX_PATH_MAX + 1];
+	char	d_brokerd_config[BX_PATH_MAX + 1];	/* <dir>/brokerd.toml */
+	char	d_loopd_config[BX_PATH_MAX + 1];	/* <dir>/loopd.toml */
+};
+
+/*
+ * Applies the rule to env. Fails, naming the variable, when a path it
+ * gives is not in proto/path.h's form or is too long, or when a non-root
+ * user has no home directory to start from.
+ */
+int	bx_defaults_resolve(const struct bx_env *env, struct bx_defaults *ret,
+	    struct bx_error *err);
+
+/* bx_defaults_resolve() with this process's user and environment. */
+int	bx_defaults_get(struct bx_defaults *ret, struct bx_error *err);
+
+/*
+ * For a default configuration file: fails, saying that `bxctl init` writes
+ * one and pointing to the runbook, when nothing is at path. Anything else
+ * wrong with the file is left to the reader that opens it.
+ */
+int	bx_defaults_config_exists(const char *path, struct bx_error *err);
+
+#endif
