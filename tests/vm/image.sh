@@ -22,8 +22,10 @@ owner=owner
 
 # What debootstrap installs. minbase plus what an owner's systemd machine
 # has (logind, a user manager, a user D-Bus) and the kernel to boot.
+# sudo: the README's quick start may have root lines (sudo ...), which the
+# guest runs as written.
 base_packages=(systemd systemd-sysv udev dbus dbus-user-session
-	linux-image-amd64 kmod e2fsprogs procps iproute2 ca-certificates
+	linux-image-amd64 kmod e2fsprogs procps iproute2 ca-certificates sudo
 	libjansson4 libssl3 libcurl4 libseccomp2)
 # What apt-get installs in the chroot after debootstrap: the sandbox
 # runtimes. Not through debootstrap, which cannot resolve podman's virtual
@@ -76,6 +78,9 @@ mount_pseudo() {
 	mounted="$root/proc"
 	mount -t sysfs sysfs "$root/sys"
 	mounted="$root/sys $mounted"
+	# apt-get logs through a pseudo-terminal.
+	mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts"
+	mounted="$root/dev/pts $mounted"
 }
 
 # Unmounts before anything is removed: rm -rf must never walk into /proc
@@ -133,6 +138,9 @@ make_owner() {
 			--add-subgids 100000-165535 "$owner"
 	grep -q "^$owner:" "$root/etc/subuid" || die "no subuid range for $owner"
 	grep -q "^$owner:" "$root/etc/subgid" || die "no subgid range for $owner"
+	# An owner's machine lets its owner use sudo; no password in a test VM.
+	echo "$owner ALL=(ALL) NOPASSWD: ALL" > "$root/etc/sudoers.d/$owner"
+	chmod 440 "$root/etc/sudoers.d/$owner"
 	# Lingering: user@1000.service (the owner's systemd) starts at boot.
 	mkdir -p "$root/var/lib/systemd/linger"
 	touch "$root/var/lib/systemd/linger/$owner"
@@ -162,7 +170,7 @@ mkdir -p /mnt/vmtest
 if mount /dev/vdb /mnt/vmtest; then
 	mkdir -p /mnt/vmtest/out
 	echo "boxmaker-vmtest: running guest.sh" > /dev/console
-	sh /mnt/vmtest/guest.sh > /mnt/vmtest/out/guest.log 2>&1
+	/mnt/vmtest/guest.sh > /mnt/vmtest/out/guest.log 2>&1
 	echo "guest.sh exited $?" > /mnt/vmtest/out/exit-status
 	echo "boxmaker-vmtest: guest.sh ended" > /dev/console
 	journalctl -b --no-pager > /mnt/vmtest/out/journal.txt 2>&1
@@ -195,9 +203,11 @@ EOF
 # The kernel and initrd sit beside the image: qemu boots them directly.
 extract_kernel() {
 	local k i
-	k=$(ls "$root"/boot/vmlinuz-* | sort -V | tail -n 1)
-	i=$(ls "$root"/boot/initrd.img-* | sort -V | tail -n 1)
-	[ -f "$k" ] && [ -f "$i" ] || die "no kernel or initrd in $root/boot"
+	k=$(find "$root/boot" -name 'vmlinuz-*' | sort -V | tail -n 1)
+	i=$(find "$root/boot" -name 'initrd.img-*' | sort -V | tail -n 1)
+	if [ ! -f "$k" ] || [ ! -f "$i" ]; then
+		die "no kernel or initrd in $root/boot"
+	fi
 	cp "$k" "$work/vmlinuz"
 	cp "$i" "$work/initrd.img"
 }

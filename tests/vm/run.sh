@@ -52,18 +52,21 @@ build_and_stage() {
 }
 
 # fill_disk: what the guest needs besides the installed tree: guest.sh,
-# fake-llama (a test program, never installed), the README whose quick
-# start the guest follows, and scripts/demo.sh with the programs it wants
-# in a build directory.
+# fake-llama (a test program, never installed), and a copy of the
+# checkout's files (the README whose quick start the guest follows,
+# scripts/demo.sh) with the programs demo.sh wants in src/build.
 fill_disk() {
-	local d=$work/disk b=$top/$build
+	local d=$work/disk b=$top/$build p
 	install -m 755 "$here/guest.sh" "$d/guest.sh"
-	mkdir -p "$d/bin" "$d/src/scripts" "$d/src/build" "$d/out"
+	mkdir -p "$d/bin" "$d/src/build" "$d/out"
 	install -m 755 "$b/tests/fake-llama/fake-llama" "$d/bin/fake-llama"
-	install -m 644 "$top/README.md" "$d/src/README.md"
-	install -m 755 "$top/scripts/demo.sh" "$d/src/scripts/demo.sh"
-	install -m 644 "$top/scripts/daemons.sh" "$d/src/scripts/daemons.sh"
-	local p
+	if git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
+		# The tracked files as they are in the working tree.
+		(cd "$top" && git ls-files -z | tar --null -T - --ignore-failed-read -cf -) |
+			tar -xf - -C "$d/src"
+	else
+		cp -a "$top/README.md" "$top/scripts" "$top/examples" "$d/src/"
+	fi
 	for p in src/brokerd/brokerd src/loopd/loopd src/bxctl/bxctl \
 		tests/fake-llama/fake-llama; do
 		install -m 755 "$b/$p" "$d/src/build/${p##*/}"
