@@ -189,6 +189,7 @@ shape(struct runner_sandbox *rs, struct sandbox_call *call, enum bx_tool tool,
 	in.ri_runtime = config_runner_kind_name(rs->rs_cfg.cr_kind);
 	in.ri_oomed = cgroup_call_oomed(call->sc_cgroup);
 	in.ri_timeout_ms = rs->rs_cfg.cr_timeout_ms;
+	in.ri_start_timeout_ms = rs->rs_cfg.cr_start_timeout_ms;
 	in.ri_memory_mb = rs->rs_cfg.cr_memory_mb;
 	in.ri_output_bytes = (size_t)rs->rs_cfg.cr_output_bytes;
 	in.ri_egress_refusal = er.er_refusal;
@@ -214,6 +215,7 @@ run_view(struct runner_sandbox *rs, const struct sandbox_view *v,
 	memset(&call, 0, sizeof(call));
 	memset(&lim, 0, sizeof(lim));
 	lim.el_timeout_ms = rs->rs_cfg.cr_timeout_ms;
+	lim.el_start_timeout_ms = rs->rs_cfg.cr_start_timeout_ms;
 	lim.el_output_bytes = (size_t)rs->rs_cfg.cr_output_bytes;
 	lim.el_hangup_fd = hangup_fd;
 	lim.el_stdin = v->v_stdin;

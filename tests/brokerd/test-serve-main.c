@@ -320,7 +320,7 @@ test_usage_and_nothing_to_accept(void **state)
 	assert_true((pid = fork()) >= 0);
 	if (pid == 0) {
 		close(2);
-		execl(brokerd, brokerd, "serve", (char *)NULL);
+		execl(brokerd, brokerd, "serve", "--config", (char *)NULL);
 		_exit(127);
 	}
 	assert_int_equal(wait_exit(pid), 2);
