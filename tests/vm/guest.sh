@@ -25,8 +25,12 @@ ortdir=/run/user/$uid
 bxhome=$ohome/.local/share/boxmaker
 bxconf=$ohome/.config/boxmaker
 model_port=8080
-# Generous: TCG is slow and a podman sandbox takes seconds to start there.
-CHAT_WAIT_S=300
+# Generous: TCG is slow and a podman sandbox takes seconds to start there
+# (a call is 5 to 30 s; the slowest here, the fork bomb, about 40 s).
+CHAT_WAIT_S=180
+# Past this the remaining checks fail unrun, so that the guest still
+# writes its summary before run.sh's limit (40 min) kills the VM.
+GUEST_BUDGET_S=1800
 
 passed=0
 failed=0
@@ -89,13 +93,19 @@ check() {
 	since=$(date +%s)
 	echo
 	echo "--- check: $name"
+	if [ "$SECONDS" -ge "$GUEST_BUDGET_S" ]; then
+		failed=$((failed + 1))
+		echo "FAIL $name (not run: the guest's ${GUEST_BUDGET_S} s are spent)" |
+			tee -a "$out/results"
+		return 1
+	fi
 	if "$@" > "$log" 2>&1; then
 		passed=$((passed + 1))
-		echo "PASS $name" | tee -a "$out/results"
+		echo "PASS $name ($(($(date +%s) - since)) s)" | tee -a "$out/results"
 		return 0
 	fi
 	failed=$((failed + 1))
-	echo "FAIL $name" | tee -a "$out/results"
+	echo "FAIL $name ($(($(date +%s) - since)) s)" | tee -a "$out/results"
 	echo "  evidence, the check's output (last 60 lines of ${log#"$disk"/}):"
 	tail -n 60 "$log" | sed 's/^/  | /'
 	echo "  evidence, brokerd's and loopd's journal since the check began:"
@@ -323,10 +333,13 @@ quickstart_commands() {
 	[ -n "$(ls "$qs_dir")" ] || { fail "the quick start block holds no command"; return 1; }
 }
 
-# quickstart_model: fake-llama scripted to read a file the quick start's
-# grants let it read (made by the owner if the grant's folder has none).
+# quickstart_model CHAT_COMMAND: fake-llama scripted to read the file the
+# quick start's chat asks about (a ~/ path in it) when the quick start's
+# read grant covers it, else a file in that grant's folder. The owner
+# writes the file when it is not there: the README asks about the
+# reader's own notes.
 quickstart_model() {
-	local g path file
+	local g path="" file="" asked
 	for g in "$bxhome"/grants/*.toml; do
 		[ -f "$g" ] || continue
 		grep -q '^tool *= *"read_file"' "$g" || continue
@@ -334,28 +347,52 @@ quickstart_model() {
 		path=$(sed -n 's/^paths *= *\[ *"\([^"]*\)".*/\1/p' "$g" | head -n 1)
 		[ -n "$path" ] && break
 	done
-	[ -n "${path:-}" ] || { fail "the quick start wrote no read_file grant with a path"; return 1; }
+	[ -n "$path" ] || { fail "the quick start wrote no read_file grant with a path"; return 1; }
 	say "the quick start's read grant ${g##*/} covers $path"
-	if [ -f "$path" ]; then
+	# shellcheck disable=SC2088 # the ~ is the README's text, matched
+	asked=$(printf '%s' "$1" | grep -o "~/[^ ?\"']*" | head -n 1)
+	asked=${asked/#\~/$ohome}
+	case "$asked" in
+	"$path"/*) file=$asked ;;
+	esac
+	if [ -z "$file" ] && [ -f "$path" ]; then
 		file=$path
-	else
+	elif [ -z "$file" ]; then
 		file=$(find "$path" -maxdepth 1 -type f 2> /dev/null | sort | head -n 1)
+		[ -n "$file" ] || file=$path/vm-quickstart.txt
 	fi
-	if [ -z "$file" ]; then
-		file=$path/vm-quickstart.txt
-		say "no file there: the owner writes $file"
-		echo "The quick start read this in a sandbox." | owner_write "$file"
+	if [ ! -f "$file" ]; then
+		say "the owner writes $file"
+		printf 'Water the plants.\nThe quick start read this in a sandbox.\n' |
+			owner_write "$file"
 	fi
 	qs_file=$file
 	start_model "$(call_json read_file "{\"path\": $(json_str "$file")}")" \
 		'{"text": "quick start: the file is read."}'
 }
 
+# for_runtime COMMAND: a quick start command for this pass's runtime: the
+# word of bxctl init --runtime replaced, or --runtime added to a bare
+# bxctl init when the runtime is not the default (podman).
+for_runtime() {
+	case "$1" in
+	*"bxctl init"*--runtime*)
+		printf '%s' "$1" | sed -E "s/--runtime[ =](podman|bwrap)/--runtime $runtime/" ;;
+	*"bxctl init"*)
+		if [ "$runtime" = podman ]; then
+			printf '%s' "$1"
+		else
+			printf '%s' "$1" | sed "s/bxctl init/bxctl init --runtime $runtime/"
+		fi ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+
 # The README's quick start, word for word, in the owner's login shell. The
-# root install (sudo make install) is the staged tree already; the runtime
-# word of bxctl init --runtime becomes this pass's runtime.
+# root install (sudo make install) is the staged tree already; bxctl init
+# gets this pass's runtime (for_runtime).
 check_quickstart() {
-	local f cmd n=0 first_line
+	local f cmd first_line
 	qs_dir=$out/quickstart-$runtime
 	quickstart_commands || return 1
 	for f in "$qs_dir"/cmd-*; do
@@ -365,10 +402,9 @@ check_quickstart() {
 			say "skipped (run.sh staged make install): $cmd"
 			continue ;;
 		esac
-		cmd=$(printf '%s' "$cmd" | sed -E "s/--runtime[ =](podman|bwrap)/--runtime $runtime/")
-		n=$((n + 1))
+		cmd=$(for_runtime "$cmd")
 		if printf '%s' "$cmd" | grep -q 'bxctl chat'; then
-			quickstart_model || return 1
+			quickstart_model "$cmd" || return 1
 			say "\$ $cmd"
 			chat_start "$qs_dir/chat.out" "$cmd"
 			chat_wait "$qs_dir/chat.out" none || return 1
@@ -382,8 +418,6 @@ check_quickstart() {
 		say "\$ $cmd"
 		as_owner "$cmd" || { fail "the quick start's command exited $?: $cmd"; return 1; }
 	done
-	grep -q -e '--runtime' "$qs_dir"/cmd-* ||
-		{ fail "the quick start names no runtime (bxctl init --runtime ...)"; return 1; }
 	grep -q 'bxctl chat' "$qs_dir"/cmd-* ||
 		{ fail "the quick start has no bxctl chat"; return 1; }
 	grep -q "kind *= *\"$runtime\"" "$bxconf/brokerd.toml" ||
@@ -479,13 +513,13 @@ check_shell() {
 		fail "the shell call did not count todo.txt's lines on host boxmaker"
 }
 
-# http_fetch with no network at all: the call must end, failed or denied
-# with a message, not hang.
+# http_fetch with no network at all (qemu -nic none): the call must end
+# failed, with a message naming the host, not hang.
 check_fetch_offline() {
 	local o=$out/checks/$runtime-fetch.chat
 	one_call "$o" http_fetch '{"url": "https://example.org/"}' || return 1
-	result_lines "$o" | grep -qE '^result [^:]*: (failed|denied) \([a-z, ]*\): .{8,}' ||
-		fail "http_fetch offline did not end in a failure with a message"
+	result_lines "$o" | grep -qE '^result [^:]*: failed \([a-z, ]*\): .*example\.org' ||
+		fail "http_fetch offline did not fail with a message naming example.org"
 }
 
 # A 900 MiB allocation against the default 512 MiB: out of memory.
@@ -501,12 +535,15 @@ call_cgroup_procs() {
 	find /sys/fs/cgroup -path '*call-*' -name cgroup.procs -exec cat {} + 2> /dev/null
 }
 
-# A fork bomb against pids = 128: the call ends, and nothing of it stays.
+# A fork bomb against pids = 128: forks fail (the pids limit), the call
+# ends, and nothing of it stays.
 check_fork_bomb() {
 	local o=$out/checks/$runtime-forkbomb.chat
 	one_call "$o" shell "{\"command\": \"f() { f | f & }; f; sleep 60\", \"cwd\": \"$ohome/vmt/work\"}" || return 1
 	result_lines "$o" | grep -qE '^result [^:]*: (failed|result) ' ||
 		{ fail "the fork bomb's call has no result"; return 1; }
+	result_lines "$o" | grep -qF 'Cannot fork' ||
+		{ fail "no fork failed: the pids limit did not bite"; return 1; }
 	if [ -n "$(call_cgroup_procs)" ]; then
 		say "processes left in call cgroups:"
 		call_cgroup_procs | xargs -r ps -o pid,user,cmd -p
@@ -559,6 +596,8 @@ leftovers() {
 }
 
 check_stop() {
+	user_systemctl is-active --quiet brokerd.service ||
+		{ fail "brokerd was not running before the stop"; return 1; }
 	say "systemctl --user stop brokerd loopd"
 	as_owner 'systemctl --user stop brokerd loopd' || { fail "stop exited $?"; return 1; }
 	if ! wait_until 30 "no container, call cgroup or sandbox process left" \
@@ -597,9 +636,13 @@ check_demo() {
 	rm -rf "$ohome/boxmaker"
 	cp -a "$disk/src" "$ohome/boxmaker" && chown -R "$owner:" "$ohome/boxmaker" || return 1
 	say "cd ~/boxmaker && scripts/demo.sh build"
-	timeout 900 su - "$owner" -c 'cd ~/boxmaker && scripts/demo.sh build' < /dev/null
+	timeout 900 su - "$owner" -c 'cd ~/boxmaker && scripts/demo.sh build' \
+		< /dev/null > "$out/checks/demo.out" 2>&1
 	rc=$?
+	cat "$out/checks/demo.out"
 	[ $rc -eq 0 ] || { fail "scripts/demo.sh exited $rc"; return 1; }
+	tail -n 1 "$out/checks/demo.out" | grep -q '^audit: ok' ||
+		fail "the demo's last line is not bxctl audit verify's audit: ok"
 }
 
 main() {

@@ -23,10 +23,11 @@ owner=owner
 # What debootstrap installs. minbase plus what an owner's systemd machine
 # has (logind, a user manager, a user D-Bus) and the kernel to boot.
 # sudo: the README's quick start may have root lines (sudo ...), which the
-# guest runs as written.
+# guest runs as written. curl: http_fetch runs /usr/bin/curl in its
+# sandbox; an owner who built Boxmaker has it (scripts/install-deps.sh).
 base_packages=(systemd systemd-sysv udev dbus dbus-user-session
 	linux-image-amd64 kmod e2fsprogs procps iproute2 ca-certificates sudo
-	libjansson4 libssl3 libcurl4 libseccomp2)
+	curl libjansson4 libssl3 libcurl4 libseccomp2)
 # What apt-get installs in the chroot after debootstrap: the sandbox
 # runtimes. Not through debootstrap, which cannot resolve podman's virtual
 # dependency container-network-stack and fails half way (measured:
