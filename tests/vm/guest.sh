@@ -192,9 +192,10 @@ chat_kill() {
 	wait "$chat_pid"
 }
 
-# The first pending approval's id, from bxctl approvals (as demo.sh reads it).
+# The first pending approval's id, from bxctl approvals (as demo.sh reads
+# it). Polled often, so without a login session each time.
 pending_approval() {
-	as_owner 'bxctl approvals' 2> /dev/null |
+	owner_env bxctl approvals 2> /dev/null |
 		awk '$1 ~ /^[0-9]+$/ { print $1; exit }'
 }
 
@@ -560,7 +561,7 @@ check_restart() {
 	as_owner 'systemctl --user restart brokerd' || { fail "restart exited $?"; return 1; }
 	wait_until 60 "brokerd active again" user_systemctl is-active --quiet brokerd.service ||
 		return 1
-	wait_until 60 "bxctl grants check to reach the new brokerd" as_owner 'bxctl grants check' ||
+	wait_until 60 "bxctl grants check to reach the new brokerd" owner_env bxctl grants check ||
 		return 1
 	one_call "$o" shell "{\"command\": \"echo after the restart\", \"cwd\": \"$ohome/vmt/work\"}" || return 1
 	result_lines "$o" | grep -qF 'result (private): after the restart\u000a' ||
