@@ -30,9 +30,9 @@ base_packages=(systemd systemd-sysv udev dbus dbus-user-session
 	curl libjansson4 libssl3 libcurl4 libseccomp2)
 # What apt-get installs in the chroot after debootstrap: the sandbox
 # runtimes. Not through debootstrap, which cannot resolve podman's virtual
-# dependency container-network-stack and fails half way (measured:
-# owner-vm notes); apt-get resolves it, and containernetworking-plugins and
-# iptables are named so that it picks the same provider.
+# dependency container-network-stack and fails half way (measured on
+# bookworm); apt-get resolves it, and containernetworking-plugins and
+# iptables are named so that it picks that provider.
 runtime_packages=(podman bubblewrap uidmap runc crun catatonit conmon
 	containernetworking-plugins iptables)
 
@@ -238,6 +238,8 @@ main() {
 	fi
 	work=$(mktemp -d "$cache/tmp.XXXXXX")
 	trap cleanup EXIT
+	# A signal exits through the EXIT trap: unmount, remove the half build.
+	trap 'exit 130' INT TERM HUP
 	root=$work/root
 	mkdir "$root"
 	local t0=$SECONDS

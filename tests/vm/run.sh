@@ -85,6 +85,9 @@ boot() {
 	local img=$1 rc=0
 	qemu-img create -q -f qcow2 -b "$img/disk.img" -F raw "$work/overlay.qcow2"
 	say "booting the VM (TCG; limit ${limit_s} s); serial log: $work/serial.log"
+	# In the background and waited for, so that an interrupt reaches
+	# on_signal at once (timeout puts qemu in a process group of its own,
+	# out of the terminal's reach).
 	timeout -k 30 "$limit_s" qemu-system-x86_64 -accel tcg -m 4096 -smp 2 \
 		-nographic -no-reboot -nic none \
 		-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
@@ -92,7 +95,10 @@ boot() {
 		-drive "file=$work/overlay.qcow2,format=qcow2,if=virtio" \
 		-drive "file=$work/test.img,format=raw,if=virtio" \
 		-serial "file:$work/serial.log" -monitor none -display none \
-		< /dev/null > "$work/qemu.log" 2>&1 || rc=$?
+		< /dev/null > "$work/qemu.log" 2>&1 &
+	qemu_pid=$!
+	wait "$qemu_pid" || rc=$?
+	qemu_pid=""
 	rm -f "$work/overlay.qcow2"
 	return "$rc"
 }
@@ -113,7 +119,18 @@ no_result() {
 	exit 1
 }
 
+# An interrupt stops the VM (timeout passes the TERM on to qemu).
+on_signal() {
+	if [ -n "${qemu_pid:-}" ]; then
+		kill -TERM "$qemu_pid" 2> /dev/null
+		wait "$qemu_pid" 2> /dev/null
+	fi
+	echo "check-vm: interrupted; the VM's files are in ${work:-nowhere yet}" >&2
+	exit 130
+}
+
 main() {
+	trap on_signal INT TERM HUP
 	need_tools
 	local t0=$SECONDS t img rc=0
 	work=$(mktemp -d "${TMPDIR:-/tmp}/boxmaker-vm.XXXXXX")
