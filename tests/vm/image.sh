@@ -40,8 +40,13 @@ say() {
 	echo "image.sh: $*" >&2
 }
 
+# die TEXT: the reason, and the end of the build's log when there is one.
 die() {
 	echo "image.sh: $*" >&2
+	if [ -s "${log:-}" ]; then
+		echo "image.sh: the last lines of $log:" >&2
+		tail -n 40 "$log" >&2
+	fi
 	exit 1
 }
 
@@ -105,11 +110,13 @@ bootstrap() {
 	local mirror
 	mirror=$(find_mirror)
 	[ -n "$mirror" ] || die "no $suite mirror in /etc/apt/sources.list.d/debian.sources"
-	say "debootstrap $suite from $mirror (about 6 minutes)"
+	say "debootstrap $suite from $mirror (a few minutes; output in $log)"
 	local IFS=,
 	debootstrap --variant=minbase --include="${base_packages[*]}" \
-		"$suite" "$root" "$mirror" >&2 ||
-		die "debootstrap failed; its log: $root/debootstrap/debootstrap.log"
+		"$suite" "$root" "$mirror" >> "$log" 2>&1 || {
+		cat "$root/debootstrap/debootstrap.log" >> "$log" 2> /dev/null
+		die "debootstrap failed"
+	}
 }
 
 install_runtimes() {
@@ -118,11 +125,12 @@ install_runtimes() {
 	printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
 	chmod 755 "$root/usr/sbin/policy-rc.d"
 	mount_pseudo
-	in_root apt-get update >&2
+	in_root apt-get update >> "$log" 2>&1 || die "apt-get update failed"
 	in_root apt-get install -y --no-install-recommends \
-		"${runtime_packages[@]}" >&2
+		"${runtime_packages[@]}" >> "$log" 2>&1 || die "apt-get install failed"
 	# Whatever debootstrap left half configured.
-	in_root apt-get --fix-broken install -y >&2
+	in_root apt-get --fix-broken install -y >> "$log" 2>&1 ||
+		die "apt-get --fix-broken install failed"
 	in_root apt-get clean
 	umount_pseudo
 	rm -f "$root/usr/sbin/policy-rc.d"
@@ -198,7 +206,7 @@ TimeoutStartSec=infinity
 [Install]
 WantedBy=multi-user.target
 EOF
-	in_root systemctl enable boxmaker-vmtest.service >&2
+	in_root systemctl enable boxmaker-vmtest.service >> "$log" 2>&1
 }
 
 # The kernel and initrd sit beside the image: qemu boots them directly.
@@ -236,6 +244,9 @@ main() {
 		echo "$dir"
 		return
 	fi
+	# The build's output: long, so kept out of make check-vm's.
+	log=$cache/image-build.log
+	: > "$log"
 	work=$(mktemp -d "$cache/tmp.XXXXXX")
 	trap cleanup EXIT
 	# A signal exits through the EXIT trap: unmount, remove the half build.
