@@ -13,5 +13,6 @@ int	cmd_approve(const struct cli_command *, int, char **);
 int	cmd_refuse(const struct cli_command *, int, char **);
 int	cmd_grants_check(const struct cli_command *, int, char **);
 int	cmd_chat(const struct cli_command *, int, char **);
+int	cmd_audit_head(const struct cli_command *, int, char **);
 
 #endif

@@ -12,7 +12,10 @@
 #include "proto/help.h"
 
 static const struct cli_command commands[] = {
-	{ "audit verify", cmd_audit_verify, "bxctl audit verify [--home PATH]" },
+	{ "audit verify", cmd_audit_verify,
+	    "bxctl audit verify [--home PATH] [--anchor SEQ:HASH]... "
+	    "[--anchors FILE]" },
+	{ "audit head", cmd_audit_head, "bxctl audit head [--home PATH]" },
 	{ "approvals", cmd_approvals,
 	    "bxctl approvals [--admin-socket PATH]" },
 	{ "approve", cmd_approve,
