@@ -14,5 +14,6 @@ int	cmd_refuse(const struct cli_command *, int, char **);
 int	cmd_grants_check(const struct cli_command *, int, char **);
 int	cmd_chat(const struct cli_command *, int, char **);
 int	cmd_audit_head(const struct cli_command *, int, char **);
+int	cmd_log(const struct cli_command *, int, char **);
 
 #endif

@@ -9,6 +9,7 @@
 #include "bxctl/audit-verify.h"
 #include "bxctl/cli.h"
 #include "bxctl/commands.h"
+#include "bxctl/log_args.h"
 #include "proto/help.h"
 
 static const struct cli_command commands[] = {
@@ -16,6 +17,7 @@ static const struct cli_command commands[] = {
 	    "bxctl audit verify [--home PATH] [--anchor SEQ:HASH]... "
 	    "[--anchors FILE]" },
 	{ "audit head", cmd_audit_head, "bxctl audit head [--home PATH]" },
+	{ "log", cmd_log, LOG_USAGE },
 	{ "approvals", cmd_approvals,
 	    "bxctl approvals [--admin-socket PATH]" },
 	{ "approve", cmd_approve,

@@ -1,8 +1,9 @@
 /*
  * audit_fast.h: what the audit scanner's fast path (audit_scan.c) reads of
- * a line in the encoder's canonical form, for audit_read.c, which turns it
- * into a whole record without jansson. Not for other files: callers use
- * bx_audit_record_scan and bx_audit_record_read (audit_record.h).
+ * a line in the encoder's canonical form: the chain verifier keeps it for
+ * each line (chain.h), and audit_read.c turns it into a whole record
+ * without jansson and without scanning the line again. Readers do not look
+ * inside: they hand it to bx_audit_record_from_scan.
  *
  * Nothing here allocates: spans point into the caller's line.
  */
@@ -34,5 +35,14 @@ struct bx_audit_fast {
 /* 0 if line is a valid record in canonical form (then *ret is filled). */
 int	bx_audit_scan_full(const char *line, size_t len,
 	    struct bx_audit_fast *ret);
+
+/*
+ * The record of line (len bytes): from f, what the fast path read of it,
+ * or, with f NULL (a line not in canonical form), from the decoder. As
+ * bx_audit_record_read otherwise.
+ */
+int	bx_audit_record_from_scan(const char *line, size_t len,
+	    const struct bx_audit_fast *f, struct bx_audit_record *ret,
+	    struct bx_error *err);
 
 #endif

@@ -105,6 +105,16 @@ from_fast(const struct bx_audit_fast *f, size_t len,
 }
 
 int
+bx_audit_record_from_scan(const char *line, size_t len,
+    const struct bx_audit_fast *f, struct bx_audit_record *ret,
+    struct bx_error *err)
+{
+	if (f != NULL)
+		return from_fast(f, len, ret, err);
+	return bx_audit_record_decode(line, len, ret, err);
+}
+
+int
 bx_audit_record_read(const char *line, size_t len,
     struct bx_audit_record *ret, struct bx_error *err)
 {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/audit_fast.h"
 #include "proto/audit_record.h"
 #include "proto/chain.h"
 #include "proto/chain_asks.h"
@@ -25,7 +26,8 @@ struct held {
 	bool			 file_after;	/* a new file began after it */
 	bool			 parsed;
 	bool			 ok;		/* parsed and chains */
-	struct bx_audit_summary	 sum;
+	struct bx_audit_fast	 fast;		/* fast.sum when parsed */
+	bool			 canonical;	/* and all of fast */
 	char			 what[BX_ERROR_MAX];
 };
 
@@ -178,7 +180,7 @@ break_seq(const struct bx_chain *c)
 static void
 commit(struct bx_chain *c, const struct held *h)
 {
-	const struct bx_audit_summary *s = &h->sum;
+	const struct bx_audit_summary *s = &h->fast.sum;
 	struct bx_chain_record rec;
 
 	c->records++;
@@ -197,6 +199,7 @@ commit(struct bx_chain *c, const struct held *h)
 	if (c->on_record != NULL) {
 		rec.at = h->at;
 		rec.sum = s;
+		rec.fast = h->canonical ? &h->fast : NULL;
 		rec.hash = h->hash;
 		rec.bytes = h->bytes;
 		rec.len = h->len;
@@ -220,7 +223,7 @@ recovers(const struct bx_chain *c, const struct held *h,
 static bool
 accepts(const struct bx_chain *c, const struct held *h)
 {
-	const struct bx_audit_summary *s = &h->sum;
+	const struct bx_audit_summary *s = &h->fast.sum;
 
 	return h->parsed && s->type == BX_AUDIT_ACCEPTED_BREAK &&
 	    h->has_newline && strcmp(s->file, c->failure.at.file) == 0 &&
@@ -256,9 +259,9 @@ resolve(struct bx_chain *c, const struct bx_audit_summary *next)
 	if (c->failed) {
 		if (accepts(c, h)) {
 			accept_break(c, h);
-		} else if (h->parsed && (!c->has_max || h->sum.seq > c->max_seq)) {
+		} else if (h->parsed && (!c->has_max || h->fast.sum.seq > c->max_seq)) {
 			c->has_max = true;
-			c->max_seq = h->sum.seq;
+			c->max_seq = h->fast.sum.seq;
 		}
 	} else if (next != NULL && recovers(c, h, next)) {
 		push_location(c, &c->recoveries, &c->nrecoveries,
@@ -269,7 +272,7 @@ resolve(struct bx_chain *c, const struct bx_audit_summary *next)
 		fail(c, h);
 		if (h->parsed) {
 			c->has_max = true;
-			c->max_seq = h->sum.seq;
+			c->max_seq = h->fast.sum.seq;
 		}
 	}
 	c->has_last = true;
@@ -283,7 +286,7 @@ check(struct bx_chain *c, struct held *h, bool first_in_file)
 {
 	const struct bx_hash *want = c->has_head ? &c->head : &zero_hash;
 	const char *prevfile = c->last_file;
-	const struct bx_audit_summary *s = &h->sum;
+	const struct bx_audit_summary *s = &h->fast.sum;
 	const char *after = "";
 	char ctx[BX_AUDIT_FILE_MAX + 64] = "";
 
@@ -347,7 +350,10 @@ bx_chain_line(struct bx_chain *c, const char *bytes, size_t len,
 		c->broken = true;
 		return;
 	}
-	if (bx_audit_record_scan(bytes, len, &h->sum, &err) == 0)
+	/* The whole canonical line at once, for the record hook's reader. */
+	h->canonical = bx_audit_scan_full(bytes, len, &h->fast) == 0;
+	if (h->canonical ||
+	    bx_audit_record_scan(bytes, len, &h->fast.sum, &err) == 0)
 		h->parsed = true;
 	else
 		not_a_record(h, &err);
@@ -357,7 +363,7 @@ bx_chain_line(struct bx_chain *c, const char *bytes, size_t len,
 		snprintf(c->held->what, sizeof(c->held->what), "the line has "
 		    "no newline at its end, but more lines follow");
 	}
-	resolve(c, h->parsed ? &h->sum : NULL);
+	resolve(c, h->parsed ? &h->fast.sum : NULL);
 	if (!has_newline && !last_in_file)
 		snprintf(h->what, sizeof(h->what), "the line has no newline at "
 		    "its end, but more lines follow");

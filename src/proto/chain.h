@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/audit_fast.h"
 #include "proto/audit_record.h"
 #include "proto/error.h"
 #include "proto/types.h"
@@ -91,11 +92,14 @@ struct bx_chain_report {
  * A record the chain accepted (a line that verified, or the AcceptedBreak
  * that cleared a failure), handed to a reader that wants more of the log
  * than the report: seq and hash for anchors, the line for bxctl log. The
- * line is the caller's bytes; sum and bytes are valid during the call only.
+ * line is the caller's bytes; sum, fast and bytes are valid during the call
+ * only. bx_audit_record_from_scan(bytes, len, fast) makes it a record.
  */
 struct bx_chain_record {
 	struct bx_location		 at;
 	const struct bx_audit_summary	*sum;
+	/* All the fast path read of a canonical line, or NULL (audit_fast.h). */
+	const struct bx_audit_fast	*fast;
 	struct bx_hash			 hash;
 	const char			*bytes;		/* without the "\n" */
 	size_t				 len;
