@@ -31,8 +31,8 @@
  * (a log full of approvals never answered), the oldest is shown as it is.
  */
 #define LOG_OPEN_MAX	65536
-/* The largest -n. */
-#define LOG_LINES_MAX	1000000
+/* The largest -n: the entries it keeps are in memory until the end. */
+#define LOG_LINES_MAX	100000
 
 enum log_kind {
 	LOG_CALL,		/* a Decision and what followed it */
@@ -109,7 +109,7 @@ struct log_show {
 	FILE			*out;
 	struct table		 table;
 	struct table_col	 cols[LOG_NCOLS];
-	char			**ring;		/* the last tail rows */
+	struct log_entry	**ring;		/* the last tail entries */
 	size_t			 nring, next;
 	size_t			 shown;		/* entries that passed */
 	bool			 pending_known;

@@ -109,11 +109,11 @@ void
 log_show_init(struct log_show *s, FILE *out)
 {
 	static const struct table_col cols[LOG_NCOLS] = {
-		{ "TIME", 19, 19, 9, 0 }, { "SESSION", 18, 8, 1, 0 },
-		{ "TOOL", 10, 9, 3, 0 }, { "OUTCOME", 24, 12, 4, 0 },
-		{ "GRANT", 16, 6, 0, 0 }, { "RESULT", 14, 11, 2, 0 },
-		{ "CLASS", 7, 7, 9, 0 }, { "TAINT", 7, 7, 9, 0 },
-		{ "ARGUMENTS", 10, 10, 9, 0 },
+		{ "TIME", 19, 19, 9, 0 }, { "SESSION", 18, 6, 1, 0 },
+		{ "TOOL", 10, 6, 3, 0 }, { "OUTCOME", 24, 8, 5, 0 },
+		{ "GRANT", 16, 4, 0, 0 }, { "RESULT", 14, 7, 2, 0 },
+		{ "CLASS", 7, 3, 4, 0 }, { "TAINT", 7, 3, 4, 0 },
+		{ "ARGUMENTS", 6, 6, 9, 0 },
 	};
 
 	s->out = out;
@@ -129,47 +129,38 @@ log_show_header(struct log_show *s)
 		table_header(&s->table, s->cols, LOG_NCOLS);
 }
 
-/* Prints e on fp (a row or a JSON line). */
+/* Prints e (a row or a JSON line). */
 static void
-print(struct log_show *s, FILE *fp, const struct log_entry *e)
+print(struct log_show *s, const struct log_entry *e)
 {
-	struct table t = s->table;
 	json_t *obj;
 
 	if (s->json) {
 		if ((obj = log_json(s, e)) != NULL)
-			jsonout_print(fp, obj);
+			jsonout_print(s->out, obj);
 		json_decref(obj);
 		return;
 	}
-	t.fp = fp;
-	t.used = 0;
-	log_row(s, &t, e);
+	log_row(s, &s->table, e);
 }
 
-/* Keeps e's printed form among the last s->tail. */
-static void
-keep(struct log_show *s, const struct log_entry *e)
+/*
+ * Keeps e among the last s->tail entries, to be printed at the end: only
+ * the rows that are shown are formatted. Returns false if e was not kept
+ * (the caller frees it).
+ */
+static bool
+keep(struct log_show *s, struct log_entry *e)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp;
-
 	if (s->ring == NULL &&
 	    (s->ring = calloc(s->tail, sizeof(*s->ring))) == NULL)
-		return;
-	if ((fp = open_memstream(&text, &len)) == NULL)
-		return;
-	print(s, fp, e);
-	if (fclose(fp) == EOF) {
-		free(text);
-		return;
-	}
-	free(s->ring[s->next]);
-	s->ring[s->next] = text;
+		return false;
+	log_entry_free(s->ring[s->next]);
+	s->ring[s->next] = e;
 	s->next = (s->next + 1) % s->tail;
 	if (s->nring < s->tail)
 		s->nring++;
+	return true;
 }
 
 void
@@ -179,10 +170,9 @@ log_show_entry(void *ctx, struct log_entry *e)
 
 	if (log_filter_match(&s->filter, e)) {
 		s->shown++;
-		if (s->tail > 0)
-			keep(s, e);
-		else
-			print(s, s->out, e);
+		if (s->tail > 0 && keep(s, e))
+			return;
+		print(s, e);
 	}
 	log_entry_free(e);
 }
@@ -194,8 +184,8 @@ log_show_tail(struct log_show *s)
 
 	for (i = 0; i < s->nring; i++) {
 		at = (s->next + s->tail - s->nring + i) % s->tail;
-		fputs(s->ring[at], s->out);
-		free(s->ring[at]);
+		print(s, s->ring[at]);
+		log_entry_free(s->ring[at]);
 		s->ring[at] = NULL;
 	}
 	free(s->ring);
@@ -209,7 +199,7 @@ log_show_free(struct log_show *s)
 	size_t i;
 
 	for (i = 0; s->ring != NULL && i < s->tail; i++)
-		free(s->ring[i]);
+		log_entry_free(s->ring[i]);
 	free(s->ring);
 	free(s->pending);
 	s->ring = NULL;

@@ -22,7 +22,7 @@
 #define TABLE_YELLOW	"\033[33m"
 #define TABLE_BOLD	"\033[1m"
 /* Narrower than this, the last column still gets this many characters. */
-#define TABLE_LAST_MIN	10
+#define TABLE_LAST_MIN	6
 /* Between two columns. */
 #define TABLE_GAP	"  "
 
