@@ -18,6 +18,14 @@ static const struct cli_command commands[] = {
 	    "[--anchors FILE]" },
 	{ "audit head", cmd_audit_head, "bxctl audit head [--home PATH]" },
 	{ "log", cmd_log, LOG_USAGE },
+	{ "status", cmd_status, "bxctl status [--home PATH] "
+	    "[--admin-socket PATH] [--loop-socket PATH] [--json]" },
+	{ "sessions", cmd_sessions,
+	    "bxctl sessions [--json] [--admin-socket PATH]" },
+	{ "explain", cmd_explain, "bxctl explain [--session ID] [--json] "
+	    "[--admin-socket PATH] TOOL ARGUMENTS_JSON" },
+	{ "grants list", cmd_grants_list,
+	    "bxctl grants list [--json] [--admin-socket PATH]" },
 	{ "approvals", cmd_approvals,
 	    "bxctl approvals [--admin-socket PATH]" },
 	{ "approve", cmd_approve,
