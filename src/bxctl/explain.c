@@ -18,8 +18,12 @@
 #include "bxctl/options.h"
 #include "proto/types.h"
 
-/* What fits in one request with room for JSON's escapes. */
-#define EXPLAIN_ARGS_MAX	(256 * 1024)
+/*
+ * The longest ARGUMENTS_JSON: the kernel passes no longer argument
+ * (MAX_ARG_STRLEN), and even written six bytes a byte ("\u001b") it fits
+ * in one request frame.
+ */
+#define EXPLAIN_ARGS_MAX	(128 * 1024)
 /* The session asked about when none is named: a new one. */
 #define EXPLAIN_SESSION		"bxctl-explain"
 
