@@ -154,18 +154,18 @@ why(const struct anchor *a, const struct bx_chain_report *r, char *buf,
 	if (a->seen) {
 		bx_hash_format(&a->found, hex);
 		snprintf(buf, size, "record %" PRIu64 " (%s:%" PRIu64 ") has "
-		    "hash %s: the log was rewritten", a->seq, a->at.file,
-		    a->at.line, hex);
+		    "hash %s: the log was rewritten; %s", a->seq, a->at.file,
+		    a->at.line, hex, ANCHORS_RUNBOOK);
 	} else if (r->failed)
 		snprintf(buf, size, "not checked: the chain failed before "
 		    "record %" PRIu64, a->seq);
 	else if (!r->has_head)
 		snprintf(buf, size, "the log holds no record at all: it was "
-		    "cut or removed");
+		    "cut or removed; %s", ANCHORS_RUNBOOK);
 	else
 		snprintf(buf, size, "the log has no record %" PRIu64 " (its "
-		    "last is %" PRIu64 "): its tail was cut", a->seq,
-		    r->next_seq - 1);
+		    "last is %" PRIu64 "): its tail was cut; %s", a->seq,
+		    r->next_seq - 1, ANCHORS_RUNBOOK);
 	return buf;
 }
 

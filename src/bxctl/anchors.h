@@ -27,6 +27,8 @@
 #define ANCHORS_MAX		100000
 /* An anchors file larger than this is refused before it is read. */
 #define ANCHORS_FILE_MAX	(8 * 1024 * 1024)
+/* Where a failed anchor's line sends the owner. */
+#define ANCHORS_RUNBOOK		"see docs/runbook.md#audit-anchor-failed"
 /* "SEQ:HASH": 19 digits at most, a colon, 64 hex digits, a NUL. */
 #define ANCHOR_TEXT_MAX		(19 + 1 + BX_HASH_HEX_LEN + 1)
 

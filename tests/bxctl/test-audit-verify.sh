@@ -110,12 +110,12 @@ anchor $good_head: ok (2025-09-19.jsonl:8)" \
     --anchor "$old"
 # The tail cut: the log verifies, the anchor does not.
 expect "anchor on a cut tail" 1 "$(cat "$fixtures/cut-tail/verify.out")
-anchor $good_head: failed: the log has no record 10 (its last is 9): its tail was cut" \
+anchor $good_head: failed: the log has no record 10 (its last is 9): its tail was cut; see docs/runbook.md#audit-anchor-failed" \
     "$bxctl" audit verify --home "$fixtures/cut-tail" --anchor "$good_head"
 # Rewritten from seq 0: the same count, another hash at seq 10.
 expect "anchor on a rewritten log" 1 "$(cat "$fixtures/rewritten/verify.out")
 anchor $old: ok (2025-09-19.jsonl:1)
-anchor $good_head: failed: record 10 (2025-09-19.jsonl:8) has hash 05e4764492af6c35d88379fc24255f1e03a6646ba2a0e9d28f339dbbc009bebf: the log was rewritten" \
+anchor $good_head: failed: record 10 (2025-09-19.jsonl:8) has hash 05e4764492af6c35d88379fc24255f1e03a6646ba2a0e9d28f339dbbc009bebf: the log was rewritten; see docs/runbook.md#audit-anchor-failed" \
     "$bxctl" audit verify --home "$fixtures/rewritten" --anchor "$good_head" \
     --anchor "$old"
 # An anchor past a failure is not checked, and says so.
