@@ -14,7 +14,7 @@ BUILD ?= build
 MESON_FLAGS ?= -Dwerror=true
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps check check-sanitize install bench fuzz demo clean
+.PHONY: all deps check check-sanitize check-vm install bench fuzz demo clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -33,6 +33,10 @@ check: all
 
 check-sanitize: | deps
 	@scripts/check-sanitize.sh
+
+check-vm:
+	@scripts/install-deps.sh --check --vm 2>/dev/null || scripts/install-deps.sh --vm
+	@tests/vm/run.sh
 
 install: all
 	meson configure $(BUILD) --prefix=$(PREFIX)

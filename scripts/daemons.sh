@@ -1,14 +1,17 @@
 # shellcheck shell=sh
 # daemons.sh: shell functions shared by scripts/demo.sh and
 # scripts/check-live.sh, sourced, not run. They start brokerd, loopd and a
-# model server on a test home, stop exactly what they started (by pid), and
-# wait for sockets and approvals with generous limits.
+# model server on a test home, stop exactly what they started (by pid, or
+# by unit name for a brokerd that a user other than root runs on cgroup v2
+# as a transient user service, so that it has a delegated cgroup), and wait
+# for sockets and approvals with generous limits.
 #
 # The sourcing script sets: build (the build directory, absolute), home (the
 # test home), WAIT_S (seconds to wait for anything), and status (its exit
 # status so far; on_exit reads it).
 
 pids=""
+units=""
 
 say() {
 	printf '\n==> %s\n' "$*"
@@ -47,8 +50,13 @@ forget() {
 	pids=$(echo " $pids " | sed "s/ $1 / /; s/^ *//; s/ *$//")
 }
 
-# stop_all: SIGTERM to every process started here, newest first, then wait.
+# stop_all: SIGTERM to every process started here, newest first, then wait;
+# then every transient unit started here, which systemctl waits for.
 stop_all() {
+	for unit in $units; do
+		systemctl --user stop "$unit" 2>/dev/null
+	done
+	units=""
 	for pid in $pids; do
 		kill -TERM "$pid" 2>/dev/null
 	done
@@ -77,6 +85,12 @@ up_or_gone() {
 	pid=$1
 	shift
 	"$@" || ! kill -0 "$pid" 2>/dev/null
+}
+
+# unit_active_or_ready UNIT SOCKET: the socket is there, or the unit has
+# ended (a transient unit is collected when it ends).
+unit_active_or_ready() {
+	sock_ready "$2" || ! unit_active "$1"
 }
 
 # wait_up NAME PID TEST...: waits until the test passes; fails at once,
@@ -148,11 +162,45 @@ socket = "$home/run/loop-broker/broker.sock"
 EOF
 }
 
+# Whether brokerd must run in a cgroup subtree delegated to it: a user other
+# than root on cgroup v2, whose login shell's cgroup it may not write.
+needs_delegation() {
+	[ "$(id -u)" -ne 0 ] && [ -e /sys/fs/cgroup/cgroup.controllers ]
+}
+
+unit_active() {
+	systemctl --user is-active --quiet "$1"
+}
+
+# start_delegated NAME COMMAND...: runs a daemon as a transient systemd user
+# service with Delegate=yes (as the brokerd unit has), its output in
+# $home/logs/NAME.log; its unit is remembered for stop_all and left in
+# $started_unit.
+start_delegated() {
+	name=$1
+	shift
+	started_unit=boxmaker-$name-$$
+	systemd-run --user --quiet --collect --unit="$started_unit" \
+	    -p Delegate=yes -p StandardOutput="truncate:$home/logs/$name.log" \
+	    -p StandardError="append:$home/logs/$name.log" \
+	    -E BOXMAKER_HOME="$home" "$@" ||
+	    fail "systemd-run --user could not start $name (is a systemd user manager running? loginctl enable-linger $(id -un))"
+	units="$started_unit $units"
+}
+
 # start_broker_and_loop: brokerd, then loopd, each waited for by its socket.
 start_broker_and_loop() {
-	start brokerd "$brokerd" serve --config "$home/brokerd.toml"
-	wait_up brokerd "$started" sock_ready "$home/run/owner-broker/admin.sock"
-	echo "  brokerd (pid $started)"
+	admin=$home/run/owner-broker/admin.sock
+	if needs_delegation; then
+		start_delegated brokerd "$brokerd" serve --config "$home/brokerd.toml"
+		wait_for unit_active_or_ready "$started_unit" "$admin"
+		sock_ready "$admin" || fail "brokerd did not start (logs/brokerd.log)"
+		echo "  brokerd (transient user service $started_unit, delegated)"
+	else
+		start brokerd "$brokerd" serve --config "$home/brokerd.toml"
+		wait_up brokerd "$started" sock_ready "$admin"
+		echo "  brokerd (pid $started)"
+	fi
 	start loopd "$loopd" serve --config "$home/loopd.toml"
 	wait_up loopd "$started" sock_ready "$home/run/owner-loop/loop.sock"
 	echo "  loopd (pid $started)"

@@ -12,7 +12,10 @@
 # sandbox read it, the model's reply, the denied calls with their reasons,
 # and a write_file and a shell call that really ran; stops everything;
 # prints the Decision, Approval and Result records and ends with bxctl audit
-# verify. The files the model works on live beside the home, not in it:
+# verify. As a user other than root on cgroup v2, brokerd runs as a
+# transient systemd user service with Delegate=yes (daemons.sh), since a
+# login shell's cgroup gives it no subtree for the sandboxes' limits.
+# The files the model works on live beside the home, not in it:
 # brokerd never shows a sandbox its own home. Whatever happens (success, failure, Ctrl-C) it stops what it
 # started and says where the home is, which it keeps for you to look at.
 set -u

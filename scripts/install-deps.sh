@@ -6,6 +6,7 @@
 #   scripts/install-deps.sh            install what is missing
 #   scripts/install-deps.sh --check    exit 0 if nothing is missing, 1 if something is
 #   scripts/install-deps.sh --fuzz     also the fuzzing toolchain (clang, libFuzzer runtime)
+#   scripts/install-deps.sh --vm       also what make check-vm needs (qemu, debootstrap, e2fsprogs)
 set -eu
 
 # The build: compiler, Meson/Ninja, and the four libraries of baseline.md section 2.
@@ -22,13 +23,17 @@ packages="$packages python3 strace socat"
 packages="$packages podman runc catatonit bubblewrap libseccomp-dev"
 packages="$packages curl ca-certificates openssl iproute2 nftables"
 fuzz_packages="clang libclang-rt-14-dev"
+# make check-vm (tests/vm/): qemu boots a Debian 12 image that debootstrap
+# builds; mkfs.ext4 -d and debugfs move files in and out without a loop mount.
+vm_packages="qemu-system-x86 qemu-utils debootstrap e2fsprogs"
 
 mode=install
 for arg in "$@"; do
 	case "$arg" in
 	--check) mode=check ;;
 	--fuzz) packages="$packages $fuzz_packages" ;;
-	*) echo "usage: scripts/install-deps.sh [--check] [--fuzz]" >&2; exit 2 ;;
+	--vm) packages="$packages $vm_packages" ;;
+	*) echo "usage: scripts/install-deps.sh [--check] [--fuzz] [--vm]" >&2; exit 2 ;;
 	esac
 done
 

@@ -125,13 +125,11 @@ out:
 static int
 load_default(struct config **ret, struct bx_error *err)
 {
-	struct bx_defaults defaults;
+	char path[BX_PATH_MAX + 1];
 
-	if (bx_defaults_get(&defaults, err) == -1)
+	if (bx_defaults_config_file("brokerd", path, err) == -1)
 		return -1;
-	if (bx_defaults_config_exists(defaults.d_brokerd_config, err) == -1)
-		return -1;
-	return config_load(defaults.d_brokerd_config, ret, err);
+	return config_load(path, ret, err);
 }
 
 int

@@ -35,6 +35,7 @@ static int	decode_allow(const struct toml_doc *, const struct toml_value *,
 const struct toml_key config_runner_keys[] = {
 	CUSTOM("kind", decode_kind),
 	INT("timeout_ms", cr_timeout_ms, 100, 3600000),
+	INT("start_timeout_ms", cr_start_timeout_ms, 1000, 600000),
 	INT("memory_mb", cr_memory_mb, 16, 65536),
 	INT("pids", cr_pids, 8, 65536),
 	INT("output_bytes", cr_output_bytes, 1024, 1048576),
@@ -69,6 +70,7 @@ config_runner_defaults(struct config_runner *r)
 	memset(r, 0, sizeof(*r));
 	r->cr_kind = RUNNER_PODMAN;
 	r->cr_timeout_ms = RUNNER_DEFAULT_TIMEOUT_MS;
+	r->cr_start_timeout_ms = RUNNER_DEFAULT_START_TIMEOUT_MS;
 	r->cr_memory_mb = RUNNER_DEFAULT_MEMORY_MB;
 	r->cr_pids = RUNNER_DEFAULT_PIDS;
 	r->cr_output_bytes = RUNNER_DEFAULT_OUTPUT_BYTES;

@@ -6,7 +6,10 @@
  *	kind		"podman" (default), "bwrap" or "refuse" (M3a's runtime)
  *	root		a prepared root filesystem whose usr/ replaces the
  *			host's /usr in the sandbox ("" : the host's /usr)
- *	timeout_ms	100 .. 3,600,000	(30,000)   wall time per call
+ *	timeout_ms	100 .. 3,600,000	(30,000)   the tool's wall time,
+ *			from bxtool's "started" line
+ *	start_timeout_ms 1,000 .. 600,000	(30,000)   the runtime's own
+ *			start, from its fork to that line
  *	memory_mb	16 .. 65,536		(512)      swap and /tmp included
  *	pids		8 .. 65,536		(128)      processes and threads
  *	output_bytes	1,024 .. 1,048,576	(262,144)  what a call returns
@@ -52,6 +55,7 @@ enum runner_kind {
 };
 
 #define RUNNER_DEFAULT_TIMEOUT_MS	30000
+#define RUNNER_DEFAULT_START_TIMEOUT_MS	30000
 #define RUNNER_DEFAULT_MEMORY_MB	512
 #define RUNNER_DEFAULT_PIDS		128
 #define RUNNER_DEFAULT_OUTPUT_BYTES	262144
@@ -63,6 +67,7 @@ struct config_runner {
 	enum runner_kind	 cr_kind;
 	char			*cr_root;		/* NULL: none */
 	int64_t			 cr_timeout_ms;
+	int64_t			 cr_start_timeout_ms;
 	int64_t			 cr_memory_mb;
 	int64_t			 cr_pids;
 	int64_t			 cr_output_bytes;

@@ -250,7 +250,8 @@ exited(pid_t pid)
 static bool
 stop(struct egress_call *e, struct egress_report *r)
 {
-	struct exec_limits lim = { EGRESS_STOP_MS, BX_ERROR_MAX, -1, NULL, 0 };
+	struct exec_limits lim = { .el_timeout_ms = EGRESS_STOP_MS,
+	    .el_output_bytes = BX_ERROR_MAX, .el_hangup_fd = -1 };
 	pid_t pid = e->ec_child.ec_pid;
 	struct exec_hooks hooks = { kill_proxy, &pid };
 	struct exec_outcome o;

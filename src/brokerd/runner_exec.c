@@ -147,6 +147,7 @@ struct watch {
 	bool			 w_sigkilled;	/* past the grace: SIGKILL sent */
 	bool			 w_exited;
 	int64_t			 w_exited_ms;
+	int64_t			 w_tool_ms;	/* the started line, or 0 */
 };
 
 static void
@@ -216,6 +217,37 @@ feed_stdin(struct watch *w)
 		close_fd(&w->w_c->ec_stdin);
 }
 
+/* When the call is out of time: the start's bound, or the tool's. */
+static int64_t
+time_up(const struct watch *w)
+{
+	const struct exec_limits *l = w->w_lim;
+
+	if (l->el_start_timeout_ms > 0 && !w->w_o->eo_started)
+		return w->w_c->ec_started_ms + l->el_start_timeout_ms;
+	return (w->w_o->eo_started ? w->w_tool_ms : w->w_c->ec_started_ms) +
+	    l->el_timeout_ms;
+}
+
+/* Whether stderr now holds EXEC_STARTED_LINE at the start of a line. */
+static void
+look_for_start(struct watch *w)
+{
+	struct exec_outcome *o = w->w_o;
+	const char *p = o->eo_err, *end = o->eo_err + o->eo_err_len, *hit;
+	size_t len = strlen(EXEC_STARTED_LINE);
+
+	if (w->w_lim->el_start_timeout_ms == 0 || o->eo_started)
+		return;
+	for (; (hit = memmem(p, (size_t)(end - p), EXEC_STARTED_LINE, len)) !=
+	    NULL; p = hit + 1)
+		if (hit == o->eo_err || hit[-1] == '\n') {
+			o->eo_started = true;
+			w->w_tool_ms = bx_clock_mono_ms();
+			return;
+		}
+}
+
 /* The wait of one poll: until the next deadline that applies. */
 static int
 next_wait(const struct watch *w, int64_t now)
@@ -229,7 +261,7 @@ next_wait(const struct watch *w, int64_t now)
 	else if (w->w_killed)
 		until = w->w_killed_ms + EXEC_KILL_GRACE_MS;
 	else
-		until = w->w_c->ec_started_ms + w->w_lim->el_timeout_ms;
+		until = time_up(w);
 	return until <= now ? 0 : until - now > 1000 ? 1000 : (int)(until - now);
 }
 
@@ -238,8 +270,7 @@ on_deadline(struct watch *w, int64_t now)
 {
 	if (w->w_exited)
 		return;
-	if (!w->w_killed &&
-	    now >= w->w_c->ec_started_ms + w->w_lim->el_timeout_ms)
+	if (!w->w_killed && now >= time_up(w))
 		end_early(w, EXEC_TIMED_OUT);
 	else if (w->w_killed && !w->w_sigkilled &&
 	    now >= w->w_killed_ms + EXEC_KILL_GRACE_MS) {
@@ -280,6 +311,28 @@ child_gone(struct watch *w)
 	return true;
 }
 
+/* Handles what one poll found on the call's descriptors. */
+static void
+on_events(struct watch *w, const struct pollfd *p)
+{
+	struct exec_child *c = w->w_c;
+
+	on_output(w, p[0].revents);
+	if (p[1].revents & (POLLIN | POLLHUP | POLLERR) &&
+	    read_into(c->ec_stderr, w->w_o->eo_err, &w->w_o->eo_err_len,
+	    EXEC_ERR_MAX, &w->w_o->eo_err_lost) == -1)
+		close_fd(&c->ec_stderr);
+	look_for_start(w);
+	if (p[2].revents & (POLLIN | POLLHUP | POLLERR))
+		read_status(w);
+	if (p[3].revents & (POLLOUT | POLLERR | POLLHUP))
+		feed_stdin(w);
+	if (p[4].revents & (POLLHUP | POLLERR | POLLNVAL))
+		end_early(w, EXEC_HUNG_UP);
+	if (p[5].revents != 0)
+		(void)child_gone(w);
+}
+
 /* One poll over every descriptor still open. */
 static int
 poll_once(struct watch *w, struct bx_error *err)
@@ -299,23 +352,10 @@ poll_once(struct watch *w, struct bx_error *err)
 	n = poll(p, 6, next_wait(w, now));
 	if (n == -1 && errno != EINTR)
 		return bx_fail(err, "runner: poll: %s", strerror(errno));
-	now = bx_clock_mono_ms();
-	on_deadline(w, now);
-	if (n <= 0)
-		return 0;
-	on_output(w, p[0].revents);
-	if (p[1].revents & (POLLIN | POLLHUP | POLLERR) &&
-	    read_into(c->ec_stderr, w->w_o->eo_err, &w->w_o->eo_err_len,
-	    EXEC_ERR_MAX, &w->w_o->eo_err_lost) == -1)
-		close_fd(&c->ec_stderr);
-	if (p[2].revents & (POLLIN | POLLHUP | POLLERR))
-		read_status(w);
-	if (p[3].revents & (POLLOUT | POLLERR | POLLHUP))
-		feed_stdin(w);
-	if (p[4].revents & (POLLHUP | POLLERR | POLLNVAL))
-		end_early(w, EXEC_HUNG_UP);
-	if (p[5].revents != 0)
-		(void)child_gone(w);
+	/* What arrived is read first: a started line may move the deadline. */
+	if (n > 0)
+		on_events(w, p);
+	on_deadline(w, bx_clock_mono_ms());
 	return 0;
 }
 

@@ -37,6 +37,11 @@
 #define EXEC_DRAIN_MS		1000
 /* What exec_command reads and drops of a command whose output is unwanted. */
 #define EXEC_DISCARD_MAX	(1024 * 1024)
+/*
+ * bxtool's first status line (src/bxtool/status.c), written just before it
+ * starts the tool: where a call's own time begins.
+ */
+#define EXEC_STARTED_LINE	"bxtool: started\n"
 /* Runtime processes watched at once (calls and their podman commands). */
 #define EXEC_MAX_LIVE		256
 
@@ -87,6 +92,7 @@ struct exec_outcome {
 	bool		 eo_err_lost;	/* stderr was longer */
 	int		 eo_wait_status;
 	int64_t		 eo_elapsed_ms;
+	bool		 eo_started;	/* EXEC_STARTED_LINE was seen */
 };
 
 struct exec_hooks {
@@ -96,7 +102,16 @@ struct exec_hooks {
 };
 
 struct exec_limits {
+	/*
+	 * With el_start_timeout_ms > 0, el_timeout_ms counts from
+	 * EXEC_STARTED_LINE at the start of a line of the runtime's stderr,
+	 * and the runtime's own start (the fork to that line) has a bound of
+	 * its own, el_start_timeout_ms: so a slow or busy runtime never eats
+	 * the tool's time. Past either bound the call ends EXEC_TIMED_OUT
+	 * (eo_started says which). With 0, el_timeout_ms counts from the fork.
+	 */
 	int64_t	 el_timeout_ms;
+	int64_t	 el_start_timeout_ms;
 	size_t	 el_output_bytes;
 	int	 el_hangup_fd;		/* -1: none */
 	const char *el_stdin;		/* fed to the child's stdin pipe */

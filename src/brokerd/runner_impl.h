@@ -23,6 +23,7 @@
 #include "brokerd/config_runner.h"
 #include "brokerd/runner.h"
 #include "brokerd/runner_exec.h"
+#include "brokerd/runner_slots.h"
 #include "brokerd/sandbox.h"
 #include "proto/error.h"
 
@@ -129,9 +130,7 @@ struct runner_sandbox {
 	char			*rs_entries[SANDBOX_MAX_ROOT_ENTRIES];
 	void			*rs_seccomp;
 	char			 rs_seccomp_file[PATH_MAX];
-	pthread_mutex_t		 rs_lock;	/* guards rs_running */
-	pthread_cond_t		 rs_slot;
-	int64_t			 rs_running;
+	struct runner_slots	 rs_slots;	/* max_running, in order */
 };
 
 struct runner_sandbox_config;

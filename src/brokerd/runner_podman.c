@@ -19,6 +19,16 @@
 
 #include "brokerd/runner_impl.h"
 
+/*
+ * brokerd makes and limits each call's cgroup itself, and podman must put
+ * the container under it: only the cgroupfs manager takes a cgroup path as
+ * --cgroup-parent. podman's default under systemd, the systemd manager,
+ * takes only a slice name and asks systemd over D-Bus for a scope outside
+ * brokerd's delegated subtree (rootless podman on cgroup v2 refused our
+ * path: "did not receive systemd slice as cgroup parent"). Every podman
+ * command gets it, so that rm and ps see the containers run made.
+ */
+#define PODMAN_CGROUP_MANAGER	"--cgroup-manager=cgroupfs"
 /* podman's own --timeout, past ours, for a container whose brokerd died. */
 #define PODMAN_BACKSTOP_S	10
 /* How long podman rm and podman ps may take. */
@@ -100,6 +110,7 @@ podman_argv(const struct podman_opts *o, const struct sandbox_view *v,
 		return -1;
 	podman_name(o->po_home_id, v->v_seq, name, sizeof(name));
 	argv_add(a, "%s", o->po_program);
+	argv_add(a, PODMAN_CGROUP_MANAGER);
 	argv_add(a, "run");
 	argv_add(a, "--rm");
 	argv_add(a, "--pull=never");
@@ -143,8 +154,8 @@ podman_argv(const struct podman_opts *o, const struct sandbox_view *v,
 static void
 remove_container(const char *program, const char *which)
 {
-	char *argv[] = { (char *)program, "rm", "-f", "-t", "0", "-i",
-	    (char *)which, NULL };
+	char *argv[] = { (char *)program, PODMAN_CGROUP_MANAGER, "rm", "-f",
+	    "-t", "0", "-i", (char *)which, NULL };
 	struct bx_error ignored;
 
 	(void)exec_command(argv, PODMAN_COMMAND_MS, 0, NULL, &ignored);
@@ -231,8 +242,8 @@ list_containers(const struct backend_settings *bs, char **ret,
     struct bx_error *err)
 {
 	char filter[64], *out = NULL;
-	char *argv[] = { (char *)bs->bs_program, "ps", "-a", "-q",
-	    "--filter", filter, NULL };
+	char *argv[] = { (char *)bs->bs_program, PODMAN_CGROUP_MANAGER, "ps",
+	    "-a", "-q", "--filter", filter, NULL };
 	int status;
 
 	snprintf(filter, sizeof(filter), "label=boxmaker.home=%s",

@@ -394,8 +394,9 @@ not_started(const struct result_input *in, const struct status *st,
 		    false, err);
 	if (o->eo_end == EXEC_TIMED_OUT)
 		return set(r, RUN_UNAVAILABLE, printf_text("%s: the sandbox did "
-		    "not start within %lld ms", in->ri_runtime,
-		    (long long)in->ri_timeout_ms), false, err);
+		    "not start within %lld ms ([runner] start_timeout_ms); see "
+		    "docs/runbook.md#runner-unavailable", in->ri_runtime,
+		    (long long)in->ri_start_timeout_ms), false, err);
 	/* The runtime may quote a path that is not UTF-8, cut anywhere. */
 	words = valid_utf8(st->st_words, utf8_cut(st->st_words,
 	    strlen(st->st_words), sizeof(st->st_words)));

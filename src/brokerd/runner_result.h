@@ -50,6 +50,7 @@ struct result_input {
 	const char			*ri_runtime;	/* "podman", "bwrap" */
 	bool				 ri_oomed;
 	int64_t				 ri_timeout_ms;
+	int64_t				 ri_start_timeout_ms;
 	int64_t				 ri_memory_mb;
 	size_t				 ri_output_bytes;
 	/* http_fetch: "egress refused HOST:PORT: REASON" or NULL. */

@@ -11,8 +11,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,8 +28,6 @@
 
 static int	run(void *, const struct run_spec *, struct run_result *,
 		    struct bx_error *);
-/* How often a call waiting for a slot looks at its caller. */
-#define RUNNER_SLOT_POLL_MS	100
 
 void
 runner_say(const struct runner_sandbox *rs, const char *fmt, ...)
@@ -60,8 +56,7 @@ runner_sandbox_new(const struct runner_sandbox_config *c,
 		return bx_fail(err, "runner: out of memory");
 	rs->rs_cfg = *c->rsc_runner;
 	rs->rs_log = c->rsc_log;
-	pthread_mutex_init(&rs->rs_lock, NULL);
-	pthread_cond_init(&rs->rs_slot, NULL);
+	slots_init(&rs->rs_slots, rs->rs_cfg.cr_max_running);
 	if (runner_setup(rs, c, err) == -1) {
 		bx_error_prefix(err, "%s", config_runner_kind_name(
 		    rs->rs_cfg.cr_kind));
@@ -99,8 +94,7 @@ runner_sandbox_free(struct runner_sandbox *rs)
 	free(rs->rs_seccomp);
 	runner_release(rs);
 	cgroup_host_free(rs->rs_cgroups);
-	pthread_cond_destroy(&rs->rs_slot);
-	pthread_mutex_destroy(&rs->rs_lock);
+	slots_destroy(&rs->rs_slots);
 	free(rs);
 }
 
@@ -124,41 +118,6 @@ runner_sandbox_sweep(struct runner_sandbox *rs, size_t *ret_removed,
 		return bx_error_prefix(err, "runner: sweep");
 	*ret_removed = containers + cgroups + dirs;
 	return 0;
-}
-
-/* Takes a slot; false if the caller hung up while it waited. */
-static bool
-take_slot(struct runner_sandbox *rs, int hangup_fd)
-{
-	struct pollfd p = { hangup_fd, 0, 0 };
-	struct timespec until;
-	bool gone = false;
-
-	pthread_mutex_lock(&rs->rs_lock);
-	while (rs->rs_running >= rs->rs_cfg.cr_max_running && !gone) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += RUNNER_SLOT_POLL_MS * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&rs->rs_slot, &rs->rs_lock, &until);
-		gone = hangup_fd != -1 && poll(&p, 1, 0) == 1 &&
-		    (p.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
-	}
-	if (!gone)
-		rs->rs_running++;
-	pthread_mutex_unlock(&rs->rs_lock);
-	return !gone;
-}
-
-static void
-give_slot(struct runner_sandbox *rs)
-{
-	pthread_mutex_lock(&rs->rs_lock);
-	rs->rs_running--;
-	pthread_cond_signal(&rs->rs_slot);
-	pthread_mutex_unlock(&rs->rs_lock);
 }
 
 static int
@@ -230,6 +189,7 @@ shape(struct runner_sandbox *rs, struct sandbox_call *call, enum bx_tool tool,
 	in.ri_runtime = config_runner_kind_name(rs->rs_cfg.cr_kind);
 	in.ri_oomed = cgroup_call_oomed(call->sc_cgroup);
 	in.ri_timeout_ms = rs->rs_cfg.cr_timeout_ms;
+	in.ri_start_timeout_ms = rs->rs_cfg.cr_start_timeout_ms;
 	in.ri_memory_mb = rs->rs_cfg.cr_memory_mb;
 	in.ri_output_bytes = (size_t)rs->rs_cfg.cr_output_bytes;
 	in.ri_egress_refusal = er.er_refusal;
@@ -255,6 +215,7 @@ run_view(struct runner_sandbox *rs, const struct sandbox_view *v,
 	memset(&call, 0, sizeof(call));
 	memset(&lim, 0, sizeof(lim));
 	lim.el_timeout_ms = rs->rs_cfg.cr_timeout_ms;
+	lim.el_start_timeout_ms = rs->rs_cfg.cr_start_timeout_ms;
 	lim.el_output_bytes = (size_t)rs->rs_cfg.cr_output_bytes;
 	lim.el_hangup_fd = hangup_fd;
 	lim.el_stdin = v->v_stdin;
@@ -298,12 +259,12 @@ run(void *ctx, const struct run_spec *spec, struct run_result *ret,
 	if (sandbox_view_build(&rs->rs_host, spec, run_spec_seq(spec), &v,
 	    &why) == -1)
 		return unavailable(ret, why.msg, err);
-	if (!take_slot(rs, hangup_fd)) {
+	if (!slots_take(&rs->rs_slots, hangup_fd)) {
 		sandbox_view_free(v);
 		return unavailable(ret, "the caller went away", err);
 	}
 	rc = run_view(rs, v, spec, run_spec_tool(spec), hangup_fd, ret, err);
-	give_slot(rs);
+	slots_give(&rs->rs_slots);
 	sandbox_view_free(v);
 	return rc;
 }

@@ -21,6 +21,7 @@
 
 #include "brokerd/config.h"
 #include "brokerd/runner_sandbox.h"
+#include "brokerd/sdnotify.h"
 #include "brokerd/serve.h"
 #include "proto/clock.h"
 
@@ -34,6 +35,7 @@ struct daemon {
 	struct serve		*d_serve;
 	struct runner_sandbox	*d_runner;
 	int			 d_sigfd;
+	struct sdnotify		 d_notify;	/* systemd's, if it asked */
 };
 
 static void
@@ -237,6 +239,10 @@ serve_main(int argc, char **argv, FILE *out, FILE *errs)
 		    strerror(errno));
 		return 1;
 	}
+	if (sdnotify_take(&d.d_notify, &err) == -1) {
+		fprintf(errs, "brokerd: %s\n", err.msg);
+		return 1;
+	}
 	if ((d.d_sigfd = stop_signals()) == -1) {
 		fprintf(errs, "brokerd: cannot take SIGTERM and SIGINT\n");
 		return 1;
@@ -252,6 +258,8 @@ serve_main(int argc, char **argv, FILE *out, FILE *errs)
 		goto out;
 	fprintf(errs, "brokerd: serving on %s and %s\n",
 	    d.d_cfg->c_broker_socket, d.d_cfg->c_admin_socket);
+	if (sdnotify_send(&d.d_notify, "READY=1", &err) == -1)
+		fprintf(errs, "brokerd: %s\n", err.msg);
 	fflush(errs);
 	if (serve_run(d.d_serve, &err) == -1)
 		fprintf(errs, "brokerd: %s\n", err.msg);

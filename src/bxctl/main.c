@@ -13,6 +13,7 @@
 #include "proto/help.h"
 
 static const struct cli_command commands[] = {
+	{ "init", cmd_init, "bxctl init [--runtime podman|bwrap] [--force]" },
 	{ "audit verify", cmd_audit_verify,
 	    "bxctl audit verify [--home PATH] [--anchor SEQ:HASH]... "
 	    "[--anchors FILE]" },

@@ -142,13 +142,11 @@ loop_config_parse(const char *name, const char *buf, size_t len,
 static int
 load_default(struct loop_config **ret, struct bx_error *err)
 {
-	struct bx_defaults defaults;
+	char path[BX_PATH_MAX + 1];
 
-	if (bx_defaults_get(&defaults, err) == -1)
+	if (bx_defaults_config_file("loopd", path, err) == -1)
 		return -1;
-	if (bx_defaults_config_exists(defaults.d_loopd_config, err) == -1)
-		return -1;
-	return loop_config_load(defaults.d_loopd_config, ret, err);
+	return loop_config_load(path, ret, err);
 }
 
 int

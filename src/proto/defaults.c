@@ -126,11 +126,20 @@ bx_defaults_get(struct bx_defaults *ret, struct bx_error *err)
 }
 
 int
-bx_defaults_config_exists(const char *path, struct bx_error *err)
+bx_defaults_config_file(const char *program, char ret[BX_PATH_MAX + 1],
+    struct bx_error *err)
 {
+	struct bx_defaults d;
+	const char *path;
+
+	if (bx_defaults_get(&d, err) == -1)
+		return -1;
+	path = strcmp(program, "loopd") == 0 ? d.d_loopd_config :
+	    d.d_brokerd_config;
 	if (access(path, F_OK) == -1 && errno == ENOENT)
 		return bx_fail(err, "no configuration at %s: `bxctl init` "
 		    "writes one, or name one with --config; see "
 		    "docs/runbook.md#no-configuration", path);
+	memcpy(ret, path, strlen(path) + 1);
 	return 0;
 }

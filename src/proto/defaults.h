@@ -58,10 +58,12 @@ int	bx_defaults_resolve(const struct bx_env *env, struct bx_defaults *ret,
 int	bx_defaults_get(struct bx_defaults *ret, struct bx_error *err);
 
 /*
- * For a default configuration file: fails, saying that `bxctl init` writes
- * one and pointing to the runbook, when nothing is at path. Anything else
- * wrong with the file is left to the reader that opens it.
+ * The default configuration file of program ("brokerd" or "loopd") into
+ * ret: d_brokerd_config or d_loopd_config. Fails, saying that `bxctl init`
+ * writes one and pointing to the runbook, when nothing is there; anything
+ * else wrong with the file is left to the reader that opens it.
  */
-int	bx_defaults_config_exists(const char *path, struct bx_error *err);
+int	bx_defaults_config_file(const char *program, char ret[BX_PATH_MAX + 1],
+	    struct bx_error *err);
 
 #endif

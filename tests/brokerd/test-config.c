@@ -205,6 +205,7 @@ test_runner(void **state)
 	c = parse("", NULL);
 	assert_int_equal(c->c_runner.cr_kind, RUNNER_PODMAN);
 	assert_int_equal(c->c_runner.cr_timeout_ms, 30000);
+	assert_int_equal(c->c_runner.cr_start_timeout_ms, 30000);
 	assert_int_equal(c->c_runner.cr_memory_mb, 512);
 	assert_int_equal(c->c_runner.cr_pids, 128);
 	assert_int_equal(c->c_runner.cr_output_bytes, 262144);
@@ -214,13 +215,15 @@ test_runner(void **state)
 	assert_null(c->c_runner.cr_bxtool_path);
 	config_free(c);
 	c = parse("[runner]\nkind = \"bwrap\"\nroot = \"/srv/root\"\n"
-	    "timeout_ms = 100\nmemory_mb = 65536\npids = 8\n"
+	    "timeout_ms = 100\nstart_timeout_ms = 600000\n"
+	    "memory_mb = 65536\npids = 8\n"
 	    "output_bytes = 1048576\nmax_running = 64\nuser = \"tools\"\n"
 	    "podman_runtime = \"runc\"\npodman_path = \"/opt/podman\"\n"
 	    "bwrap_path = \"bwrap\"\nbxtool_path = \"/opt/bxtool\"\n", NULL);
 	assert_int_equal(c->c_runner.cr_kind, RUNNER_BWRAP);
 	assert_string_equal(c->c_runner.cr_root, "/srv/root");
 	assert_int_equal(c->c_runner.cr_timeout_ms, 100);
+	assert_int_equal(c->c_runner.cr_start_timeout_ms, 600000);
 	assert_int_equal(c->c_runner.cr_memory_mb, 65536);
 	assert_int_equal(c->c_runner.cr_pids, 8);
 	assert_int_equal(c->c_runner.cr_output_bytes, 1048576);
@@ -242,6 +245,8 @@ test_runner(void **state)
 	refused("[runner]\n\ntimeout_ms = 99\n",
 	    "brokerd.toml:3: runner.timeout_ms must be 100 to 3600000");
 	refused("[runner]\ntimeout_ms = 3600001\n", "100 to 3600000");
+	refused("[runner]\nstart_timeout_ms = 999\n",
+	    "brokerd.toml:2: runner.start_timeout_ms must be 1000 to 600000");
 	refused("[runner]\nmemory_mb = 15\n", "runner.memory_mb must be 16 to "
 	    "65536");
 	refused("[runner]\npids = 65537\n", "runner.pids must be 8 to 65536");

@@ -265,7 +265,7 @@ test_usage(void **state)
 	struct run r;
 
 	(void)f;
-	r = run("read_file", "{}", NULL);
+	r = run("read_file", NULL);
 	assert_int_equal(r.status, 2);
 	contains(r.errs, "usage: brokerd explain");
 	run_free(&r);

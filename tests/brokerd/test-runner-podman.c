@@ -25,6 +25,8 @@ static const char fake_podman[] =
     "#!/bin/sh\n"
     "d=${0%/*}\n"
     "echo \"$*\" >> \"$d/calls\"\n"
+    "[ \"$1\" = --cgroup-manager=cgroupfs ] || exit 126\n"
+    "shift\n"
     "case $1 in\n"
     "ps)\n"
     "  [ -e \"$d/ps-fails\" ] && exit 125\n"
@@ -109,8 +111,8 @@ expect_file(const struct fake *f, const char *name, const char *want)
 	free(got);
 }
 
-#define PS	"ps -a -q --filter label=boxmaker.home=" HOME_ID "\n"
-#define RM(n)	"rm -f -t 0 -i " n "\n"
+#define PS	"--cgroup-manager=cgroupfs ps -a -q --filter label=boxmaker.home=" HOME_ID "\n"
+#define RM(n)	"--cgroup-manager=cgroupfs rm -f -t 0 -i " n "\n"
 
 static void
 test_nothing_listed_removes_nothing(void **state)

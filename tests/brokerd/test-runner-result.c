@@ -46,6 +46,7 @@ shape(enum bx_tool tool, enum exec_end end, const char *out, size_t len,
 	in.ri_runtime = "bwrap";
 	in.ri_oomed = oomed;
 	in.ri_timeout_ms = 2500;
+	in.ri_start_timeout_ms = 30000;
 	in.ri_memory_mb = 64;
 	in.ri_output_bytes = limit;
 	in.ri_egress_refusal = egress_refusal;
@@ -203,7 +204,8 @@ test_early_ends(void **state)
 	    RUN_UNAVAILABLE, "bwrap could not start the sandbox: bwrap: Can't "
 	    "mkdir /x; bwrap: \xef\xbf\xbd", false);
 	expect(shape(BX_TOOL_SHELL, EXEC_TIMED_OUT, "", 0, "", false, 100),
-	    RUN_UNAVAILABLE, "bwrap: the sandbox did not start within 2500 ms",
+	    RUN_UNAVAILABLE, "bwrap: the sandbox did not start within 30000 ms "
+	    "([runner] start_timeout_ms); see docs/runbook.md#runner-unavailable",
 	    false);
 }
 

@@ -3,7 +3,9 @@
  * temporary home, talked to over both sockets: a call answered by M3a's
  * refusing runner, an approval, a forbidden kind, a second instance refused
  * by the lock, SIGTERM and SIGINT stopping it cleanly (sockets removed, the
- * lock released, the audit log verifying), and its usage errors.
+ * lock released, the audit log verifying), its usage errors, and its
+ * READY=1 to a notify socket (systemd's Type=notify) once both sockets
+ * listen.
  *
  *	test-serve-main BROKERD
  */
@@ -15,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -320,12 +323,51 @@ test_usage_and_nothing_to_accept(void **state)
 	assert_true((pid = fork()) >= 0);
 	if (pid == 0) {
 		close(2);
-		execl(brokerd, brokerd, "serve", (char *)NULL);
+		execl(brokerd, brokerd, "serve", "--config", (char *)NULL);
 		_exit(127);
 	}
 	assert_int_equal(wait_exit(pid), 2);
 	assert_int_equal(wait_exit(spawn(&h, "--accept-break")), 2);
 	assert_true(errs_contain(&h, "nothing to accept"));
+	fixture_remove(h.dir);
+	free(h.dir);
+}
+
+/*
+ * With NOTIFY_SOCKET set, brokerd says READY=1 there, and only once both
+ * of its sockets exist.
+ */
+static void
+test_ready_once_serving(void **state)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct pollfd p;
+	struct home h;
+	struct stat st;
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	(void)state;
+	make_home(&h);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/notify", h.dir);
+	assert_true((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(setenv("NOTIFY_SOCKET", sun.sun_path, 1), 0);
+	h.pid = spawn(&h, NULL);
+	unsetenv("NOTIFY_SOCKET");
+	p = (struct pollfd){ fd, POLLIN, 0 };
+	if (poll(&p, 1, WAIT_MS) != 1)
+		fail_msg("no READY=1 from brokerd within %d ms (see %s)",
+		    WAIT_MS, h.errs);
+	assert_true((n = recv(fd, buf, sizeof(buf) - 1, 0)) > 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, "READY=1");
+	assert_int_equal(stat(h.broker, &st), 0);
+	assert_int_equal(stat(h.admin, &st), 0);
+	kill(h.pid, SIGTERM);
+	assert_int_equal(wait_exit(h.pid), 0);
+	close(fd);
 	fixture_remove(h.dir);
 	free(h.dir);
 }
@@ -337,6 +379,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_serves_both_sockets_and_stops_cleanly),
 		cmocka_unit_test(test_sigterm_abandons_a_pending_approval),
 		cmocka_unit_test(test_usage_and_nothing_to_accept),
+		cmocka_unit_test(test_ready_once_serving),
 	};
 
 	if (argc != 2) {

@@ -8,6 +8,12 @@
  * remains, the audit log verifies, and every answer a client received has
  * its records.
  *
+ * The kills are aimed in units of a call's time, measured here first: a
+ * runtime's start (podman: 0.6 s idle, over 2 s loaded) moves them with it.
+ * Every other cycle (the first among them) waits for an answer before the
+ * kill is aimed, so that answers are checked at any speed; the others may
+ * kill before any call of the restarted brokerd is answered.
+ *
  *	test-crash-runner podman|bwrap
  *	CRASH_CYCLES	cycles (default 30; make check runs the default, the
  *			issue's long run is CRASH_CYCLES=100)
@@ -35,24 +41,37 @@
 #define CRASH_CYCLES_DEFAULT	30
 #define CRASH_CLIENTS		4
 #define CRASH_SEEN_MAX		256
-/* A call's sandbox must show up within this long, or the cycle fails. */
-#define CRASH_RUNNING_WAIT_MS	10000
-/* Calls run this long at most before the kill is aimed, at random. */
-#define CRASH_RUN_MAX_MS	400
-/* After a sandbox shows up, the kill comes within this long. */
-#define CRASH_KILL_MAX_MS	80
+/* Calls timed alone before the cycles, alternately shell and read_file. */
+#define CRASH_TIMED_CALLS	4
+/*
+ * How long a cycle waits for an answer, or for a call's sandbox to show
+ * up, before it fails: generous, for a loaded machine; each client's call
+ * may wait for the other clients' calls (max_running is 1), each bounded
+ * by the runner's timeout.
+ */
+#define CRASH_WAIT_MS		(RH_WAIT_MS + CRASH_CLIENTS * SB_TIMEOUT_MS)
 /* Processes of a killed sandbox must be gone within this long. */
-#define CRASH_GONE_WAIT_MS	10000
+#define CRASH_GONE_WAIT_MS	RH_WAIT_MS
 
 struct client {
 	pthread_t		 c_thread;
 	struct sb_fixture	*c_f;
 	atomic_bool		*c_stop;
+	atomic_uint		*c_answered;	/* final answers, all clients */
 	unsigned		 c_cycle;
 	unsigned		 c_id;
 	uint64_t		 c_rng;
 	struct rh_seen		 c_seen[CRASH_SEEN_MAX];
 	size_t			 c_nseen;
+};
+
+/* What the cycles share. */
+struct run {
+	uint64_t	r_rng;
+	int64_t		r_call_ms;	/* the slowest call timed alone */
+	unsigned	r_hits;		/* kills while a call's sandbox ran */
+	size_t		r_finals;	/* final answers the clients received */
+	size_t		r_results;	/* ...of them results (not failures) */
 };
 
 /* One call of shell or read_file; false if it never reached brokerd. */
@@ -89,6 +108,7 @@ one_call(void *arg, struct rh_seen *s, unsigned n)
 		s->s_reason = a.a_reason;
 		s->s_unrecorded = a.a_status == BX_STATUS_FAILED &&
 		    strcmp(a.a_message, BROKER_UNRECORDED) == 0;
+		atomic_fetch_add(c->c_answered, 1);
 	}
 	rh_call_close(&call);
 	return rc == 0;
@@ -176,55 +196,145 @@ check_log(const struct sb_fixture *f, const struct client *cl,
 }
 
 /*
- * One cycle on a serving brokerd: clients, a kill aimed at a time a
- * sandbox exists, a restart, the checks. Returns the final answers the
- * clients received; *ret_hit whether a call's directory was still there
- * at the kill (a dead brokerd removes nothing, so it tells).
+ * Until some client has been answered, or fail: a cycle that checks
+ * answers must have one, however slow the runtime.
  */
-static size_t
-cycle(struct sb_fixture *f, struct client *cl, unsigned k, uint64_t *rng,
-    bool *ret_hit)
+static void
+await_answer(atomic_uint *answered, unsigned cycle, const struct run *r)
 {
-	atomic_bool stop = false;
-	int64_t until;
-	size_t finals = 0, j;
+	int64_t until = rh_now_ms() + CRASH_WAIT_MS;
+
+	while (atomic_load(answered) == 0 && rh_now_ms() < until)
+		rh_sleep_ms(5);
+	if (atomic_load(answered) == 0)
+		fail_msg("cycle %u: no call was answered in %d ms (one alone "
+		    "took %lld ms)", cycle, CRASH_WAIT_MS,
+		    (long long)r->r_call_ms);
+}
+
+/* Until a call's directory exists, or fail. */
+static void
+await_sandbox(const struct sb_fixture *f, unsigned cycle)
+{
+	int64_t until = rh_now_ms() + CRASH_WAIT_MS;
+
+	while (!call_running(f) && rh_now_ms() < until)
+		rh_sleep_ms(1);
+	if (!call_running(f))
+		fail_msg("cycle %u: no call's sandbox appeared in %d ms", cycle,
+		    CRASH_WAIT_MS);
+}
+
+/* A random part of one call's time, in ms. */
+static int
+part_of_call(struct run *r)
+{
+	return (int)(rh_rand(&r->r_rng) % (uint64_t)r->r_call_ms);
+}
+
+static void
+start_clients(struct sb_fixture *f, struct client *cl, unsigned k,
+    atomic_bool *stop, atomic_uint *answered, struct run *r)
+{
 	unsigned i;
-	int status;
 
 	for (i = 0; i < CRASH_CLIENTS; i++) {
 		cl[i].c_f = f;
-		cl[i].c_stop = &stop;
+		cl[i].c_stop = stop;
+		cl[i].c_answered = answered;
 		cl[i].c_cycle = k;
 		cl[i].c_id = i;
-		cl[i].c_rng = rh_rand(rng) | 1;
+		cl[i].c_rng = rh_rand(&r->r_rng) | 1;
 		cl[i].c_nseen = 0;
 		assert_int_equal(pthread_create(&cl[i].c_thread, NULL,
 		    client_run, &cl[i]), 0);
 	}
-	rh_sleep_ms((int)(rh_rand(rng) % CRASH_RUN_MAX_MS));
-	until = rh_now_ms() + CRASH_RUNNING_WAIT_MS;
-	while (!call_running(f) && rh_now_ms() < until)
-		rh_sleep_ms(1);
-	if (!call_running(f))
-		fail_msg("cycle %u: no call's sandbox appeared in %d ms", k,
-		    CRASH_RUNNING_WAIT_MS);
-	rh_sleep_ms((int)(rh_rand(rng) % CRASH_KILL_MAX_MS));
-	status = rh_kill(&f->home, SIGKILL);
-	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	*ret_hit = call_running(f);
-	atomic_store(&stop, true);
+}
+
+static void
+join_clients(struct client *cl, struct run *r)
+{
+	const struct rh_seen *s;
+	unsigned i;
+	size_t j;
+
 	for (i = 0; i < CRASH_CLIENTS; i++) {
 		pthread_join(cl[i].c_thread, NULL);
-		for (j = 0; j < cl[i].c_nseen; j++)
-			finals += cl[i].c_seen[j].s_final;
+		for (j = 0; j < cl[i].c_nseen; j++) {
+			s = &cl[i].c_seen[j];
+			r->r_finals += s->s_final;
+			r->r_results += s->s_final &&
+			    s->s_status == BX_STATUS_RESULT;
+		}
 	}
+}
+
+/*
+ * One cycle on a serving brokerd: clients, a kill aimed at a random part
+ * of a call's life once a sandbox exists, a restart, the checks. Whether a
+ * call's directory was still there at the kill counts as a hit (a dead
+ * brokerd removes nothing, so it tells).
+ */
+static void
+cycle(struct sb_fixture *f, struct client *cl, unsigned k, struct run *r)
+{
+	atomic_bool stop = false;
+	atomic_uint answered = 0;
+	int status;
+
+	start_clients(f, cl, k, &stop, &answered, r);
+	if (k % 2 == 0)
+		await_answer(&answered, k, r);
+	rh_sleep_ms(part_of_call(r));
+	await_sandbox(f, k);
+	rh_sleep_ms(part_of_call(r));
+	status = rh_kill(&f->home, SIGKILL);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	r->r_hits += call_running(f);
+	atomic_store(&stop, true);
+	join_clients(cl, r);
 	if (rh_start(&f->home, NULL) == -1)
 		fail_msg("cycle %u: brokerd did not come back by itself (see "
 		    "%s)", k, f->home.errs);
 	expect_no_process(f, k);
 	sb_expect_nothing_left(f);
 	check_log(f, cl, k);
-	return finals;
+}
+
+/*
+ * The slowest of a few calls made one at a time, each of which must run:
+ * the unit the kills are aimed in. The shell call sleeps as long as the
+ * clients' longest.
+ */
+static int64_t
+time_calls(struct sb_fixture *f)
+{
+	char args[PATH_MAX + 128], *content;
+	const char *tool;
+	struct rh_answer a;
+	int64_t t0, took, slowest = 1;
+	int i;
+
+	for (i = 0; i < CRASH_TIMED_CALLS; i++) {
+		tool = i % 2 == 0 ? "shell" : "read_file";
+		if (i % 2 == 0)
+			snprintf(args, sizeof(args), "{\"command\":\"sleep "
+			    "0.29; echo ran\",\"cwd\":\"%s\"}", f->data);
+		else
+			snprintf(args, sizeof(args), "{\"path\":\"%s/docs/"
+			    "a.txt\"}", f->data);
+		t0 = rh_now_ms();
+		a = sb_call(f, tool, args, &content);
+		took = rh_now_ms() - t0;
+		if (a.a_status != BX_STATUS_RESULT)
+			fail_msg("timed call %d (%s) did not run: %s", i, tool,
+			    content);
+		free(content);
+		printf("crash-runner: %s: %s alone took %lld ms\n", sb_kind,
+		    tool, (long long)took);
+		slowest = took > slowest ? took : slowest;
+	}
+	return slowest;
 }
 
 static int
@@ -247,11 +357,10 @@ test_sigkill_while_running(void **state)
 	struct sb_fixture *f = *state;
 	struct client *cl;
 	const char *cycles_env = getenv("CRASH_CYCLES");
-	unsigned cycles, k, hits = 0;
-	bool hit;
-	uint64_t seed, rng;
+	struct run r;
+	unsigned cycles, k;
+	uint64_t seed;
 	int64_t started = rh_now_ms();
-	size_t finals = 0;
 	int status;
 
 	cycles = cycles_env != NULL && *cycles_env != '\0' ?
@@ -259,23 +368,28 @@ test_sigkill_while_running(void **state)
 	seed = getenv("CRASH_SEED") != NULL ?
 	    strtoull(getenv("CRASH_SEED"), NULL, 10) :
 	    (uint64_t)time(NULL) ^ (uint64_t)rh_now_ms();
-	rng = seed | 1;
-	printf("crash-runner: %s, seed %llu, %u cycles, %d clients\n",
-	    sb_kind, (unsigned long long)seed, cycles, CRASH_CLIENTS);
+	memset(&r, 0, sizeof(r));
+	r.r_rng = seed | 1;
+	r.r_call_ms = time_calls(f);
+	printf("crash-runner: %s, seed %llu, %u cycles, %d clients, kills "
+	    "aimed in units of %lld ms\n", sb_kind, (unsigned long long)seed,
+	    cycles, CRASH_CLIENTS, (long long)r.r_call_ms);
 	assert_non_null(cl = calloc(CRASH_CLIENTS, sizeof(*cl)));
-	for (k = 0; k < cycles; k++) {
-		finals += cycle(f, cl, k, &rng, &hit);
-		hits += hit;
-	}
+	for (k = 0; k < cycles; k++)
+		cycle(f, cl, k, &r);
 	status = rh_kill(&f->home, SIGTERM);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	printf("crash-runner: %s: %u kills, %u of them while a sandbox ran, "
-	    "in %lld ms; %zu final answers, each with its records; nothing "
-	    "left after any restart\n", sb_kind, cycles, hits,
-	    (long long)(rh_now_ms() - started), finals);
-	/* Some kills must have cut a sandbox short, some calls got through. */
-	assert_true(cycles == 0 || hits > 0);
-	assert_true(cycles == 0 || finals > 0);
+	    "in %lld ms; %zu final answers (%zu results), each with its "
+	    "records; nothing left after any restart\n", sb_kind, cycles,
+	    r.r_hits, (long long)(rh_now_ms() - started), r.r_finals,
+	    r.r_results);
+	/*
+	 * Some kills must have cut a sandbox short; the answers await_answer
+	 * saw must have been kept and checked.
+	 */
+	assert_true(cycles == 0 || r.r_hits > 0);
+	assert_true(cycles == 0 || r.r_finals > 0);
 	free(cl);
 }
 

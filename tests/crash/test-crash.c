@@ -8,6 +8,12 @@
  * must have its record on disk. Each restart must succeed on its own (no
  * --accept-break) and serve.
  *
+ * The kill's moment is drawn in units of a call's time, measured first, so
+ * that a slow machine (a sanitizer, a loaded host) sees as many calls
+ * before a kill as a fast one; every other cycle (the first among them)
+ * also waits for an answer before drawing it, so that answers are checked
+ * at any speed.
+ *
  *	CRASH_CYCLES	cycles (default 30; make check runs the default)
  *	CRASH_CLIENTS	client threads (default 6)
  *	CRASH_SEED	the random seed (default: from the clock; printed)
@@ -35,20 +41,27 @@
 #define CRASH_SEEN_MAX		4096
 /* Sessions the clients share, so that calls of one session queue. */
 #define CRASH_SESSIONS		4
-/* The kill comes this long after the clients start, at random. */
+/*
+ * The kill comes at random within this long after the clients start (or
+ * after the first answer), or within CRASH_KILL_CALLS times a call's
+ * measured time if that is longer.
+ */
 #define CRASH_KILL_MAX_MS	150
+#define CRASH_KILL_CALLS	50
+/* Calls timed alone before the cycles. */
+#define CRASH_TIMED_CALLS	8
 #define CRASH_OUT_MAX		65536
 
 struct client {
 	pthread_t		 c_thread;
 	const struct rh_home	*c_home;
 	atomic_bool		*c_stop;
+	atomic_uint		*c_answered;	/* final answers, all clients */
 	unsigned		 c_cycle;
 	unsigned		 c_id;
 	uint64_t		 c_rng;
 	struct rh_seen		*c_seen;
 	size_t			 c_nseen;
-	size_t			 c_answers;	/* final answers received */
 };
 
 struct totals {
@@ -128,7 +141,7 @@ one_call(void *arg, struct rh_seen *s, unsigned n)
 		s->s_reason = a.a_reason;
 		s->s_unrecorded = a.a_status == BX_STATUS_FAILED &&
 		    strcmp(a.a_message, BROKER_UNRECORDED) == 0;
-		c->c_answers++;
+		atomic_fetch_add(c->c_answered, 1);
 	}
 	rh_call_close(&call);
 	return true;
@@ -193,21 +206,32 @@ count(const struct client *c, struct totals *t)
 	}
 }
 
-/* One cycle: start, clients, a kill at a random moment, checks. */
+/*
+ * Until some client has been answered, or fail: a cycle that checks
+ * answers must have one, however slow the machine.
+ */
 static void
-cycle(struct rh_home *h, struct client *cl, unsigned nclients, unsigned k,
-    uint64_t *rng, struct totals *t)
+await_answer(atomic_uint *answered, unsigned cycle)
 {
-	atomic_bool stop = false;
-	unsigned i;
-	int status;
+	int64_t until = rh_now_ms() + RH_WAIT_MS;
 
-	if (rh_start(h, NULL) == -1)
-		fail_msg("cycle %u: brokerd did not come back by itself (see "
-		    "%s)", k, h->errs);
+	while (atomic_load(answered) == 0 && rh_now_ms() < until)
+		rh_sleep_ms(1);
+	if (atomic_load(answered) == 0)
+		fail_msg("cycle %u: no call was answered in %d ms", cycle,
+		    RH_WAIT_MS);
+}
+
+static void
+start_clients(const struct rh_home *h, struct client *cl, unsigned nclients,
+    unsigned k, uint64_t *rng, atomic_bool *stop, atomic_uint *answered)
+{
+	unsigned i;
+
 	for (i = 0; i < nclients; i++) {
 		cl[i].c_home = h;
-		cl[i].c_stop = &stop;
+		cl[i].c_stop = stop;
+		cl[i].c_answered = answered;
 		cl[i].c_cycle = k;
 		cl[i].c_id = i;
 		cl[i].c_rng = rh_rand(rng) | 1;
@@ -215,7 +239,25 @@ cycle(struct rh_home *h, struct client *cl, unsigned nclients, unsigned k,
 		assert_int_equal(pthread_create(&cl[i].c_thread, NULL,
 		    client_run, &cl[i]), 0);
 	}
-	rh_sleep_ms((int)(rh_rand(rng) % CRASH_KILL_MAX_MS));
+}
+
+/* One cycle: start, clients, a kill at a random moment, checks. */
+static void
+cycle(struct rh_home *h, struct client *cl, unsigned nclients, unsigned k,
+    uint64_t *rng, int64_t window_ms, struct totals *t)
+{
+	atomic_bool stop = false;
+	atomic_uint answered = 0;
+	unsigned i;
+	int status;
+
+	if (rh_start(h, NULL) == -1)
+		fail_msg("cycle %u: brokerd did not come back by itself (see "
+		    "%s)", k, h->errs);
+	start_clients(h, cl, nclients, k, rng, &stop, &answered);
+	if (k % 2 == 0)
+		await_answer(&answered, k);
+	rh_sleep_ms((int)(rh_rand(rng) % (uint64_t)window_ms));
 	status = rh_kill(h, SIGKILL);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	atomic_store(&stop, true);
@@ -224,6 +266,51 @@ cycle(struct rh_home *h, struct client *cl, unsigned nclients, unsigned k,
 		count(&cl[i], t);
 	}
 	check_log(h, cl, nclients, k, t);
+}
+
+static int
+cmp_ms(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The window the kill is drawn in: CRASH_KILL_MAX_MS, or CRASH_KILL_CALLS
+ * times the median of a few allowed calls made one at a time on a fresh
+ * brokerd (the first is slower: it opens the log), if longer.
+ */
+static int64_t
+kill_window(struct rh_home *h)
+{
+	struct rh_answer a;
+	struct rh_call call;
+	char id[32];
+	int64_t t0, took[CRASH_TIMED_CALLS], median;
+	int i, status;
+
+	if (rh_start(h, NULL) == -1)
+		fail_msg("brokerd did not start (see %s)", h->errs);
+	for (i = 0; i < CRASH_TIMED_CALLS; i++) {
+		snprintf(id, sizeof(id), "timed-%d", i);
+		t0 = rh_now_ms();
+		assert_int_equal(rh_call_start(&call, h->broker, "timed", id,
+		    RH_ARGS_ALLOW), 0);
+		assert_int_equal(rh_call_next(&call, RH_WAIT_MS, &a),
+		    RH_FINAL);
+		rh_call_close(&call);
+		took[i] = rh_now_ms() - t0;
+	}
+	status = rh_kill(h, SIGTERM);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	qsort(took, CRASH_TIMED_CALLS, sizeof(took[0]), cmp_ms);
+	median = took[CRASH_TIMED_CALLS / 2];
+	printf("crash: an allowed call alone took %lld ms (median; %lld to "
+	    "%lld)\n", (long long)median, (long long)took[0],
+	    (long long)took[CRASH_TIMED_CALLS - 1]);
+	return median * CRASH_KILL_CALLS > CRASH_KILL_MAX_MS ?
+	    median * CRASH_KILL_CALLS : CRASH_KILL_MAX_MS;
 }
 
 static int
@@ -256,7 +343,7 @@ test_sigkill_cycles(void **state)
 	struct rh_call call;
 	unsigned cycles, nclients, k, i;
 	uint64_t seed, rng;
-	int64_t started = rh_now_ms();
+	int64_t started = rh_now_ms(), window_ms;
 	int status;
 
 	cycles = env_number("CRASH_CYCLES", CRASH_CYCLES_DEFAULT);
@@ -267,15 +354,17 @@ test_sigkill_cycles(void **state)
 	    strtoull(getenv("CRASH_SEED"), NULL, 10) :
 	    (uint64_t)time(NULL) ^ (uint64_t)rh_now_ms();
 	rng = seed | 1;
-	printf("crash: seed %llu, %u cycles, %u clients\n",
-	    (unsigned long long)seed, cycles, nclients);
+	window_ms = kill_window(h);
+	printf("crash: seed %llu, %u cycles, %u clients, kills within %lld "
+	    "ms\n", (unsigned long long)seed, cycles, nclients,
+	    (long long)window_ms);
 	memset(&t, 0, sizeof(t));
 	memset(cl, 0, sizeof(cl));
 	for (i = 0; i < nclients; i++)
 		assert_non_null(cl[i].c_seen = calloc(CRASH_SEEN_MAX,
 		    sizeof(struct rh_seen)));
 	for (k = 0; k < cycles; k++)
-		cycle(h, cl, nclients, k, &rng, &t);
+		cycle(h, cl, nclients, k, &rng, window_ms, &t);
 	/* After the last kill: it still comes back, serves and stops cleanly. */
 	if (rh_start(h, NULL) == -1)
 		fail_msg("brokerd did not come back after the last kill");
@@ -292,6 +381,8 @@ test_sigkill_cycles(void **state)
 	    (long long)(rh_now_ms() - started), t.calls, t.finals,
 	    t.pendings, t.approved, t.refused, t.records, t.recoveries,
 	    t.torn);
+	/* The answers await_answer saw were kept and checked. */
+	assert_true(cycles == 0 || t.finals > 0);
 	for (i = 0; i < nclients; i++)
 		free(cl[i].c_seen);
 }

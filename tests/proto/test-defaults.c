@@ -4,6 +4,7 @@
  * environments, and bx_defaults_get with this process's.
  */
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -162,25 +163,60 @@ test_this_process(void **state)
 	assert_int_equal(unsetenv("BOXMAKER_HOME"), 0);
 }
 
-static void
-test_config_exists(void **state)
+/*
+ * bx_defaults_config_file as a user other than root, whose configuration
+ * home is dir: in a child, which drops to nobody when the test is root.
+ * Returns the child's exit status: 0, or the step that failed.
+ */
+static int
+config_file_as_owner(const char *dir)
 {
+	char path[BX_PATH_MAX + 1], got[BX_PATH_MAX + 1];
 	struct bx_error err;
-	char dir[] = "/tmp/test-defaults.XXXXXX", path[64];
+
+	if (geteuid() == 0 && (setgid(65534) == -1 || setuid(65534) == -1))
+		return 1;
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	if (bx_defaults_config_file("loopd", got, &err) != -1)
+		return 2;
+	snprintf(path, sizeof(path), "no configuration at %s/boxmaker/"
+	    "loopd.toml: `bxctl init` writes one, or name one with --config;"
+	    " see docs/runbook.md#no-configuration", dir);
+	if (strcmp(err.msg, path) != 0)
+		return 3;
+	/* Whatever is there is the reader's to judge: a directory too. */
+	snprintf(path, sizeof(path), "%s/boxmaker", dir);
+	if (mkdir(path, 0700) == -1)
+		return 4;
+	snprintf(path, sizeof(path), "%s/boxmaker/brokerd.toml", dir);
+	if (mkdir(path, 0700) == -1)
+		return 5;
+	if (bx_defaults_config_file("brokerd", got, &err) == -1 ||
+	    strcmp(got, path) != 0)
+		return 6;
+	return 0;
+}
+
+static void
+test_config_file(void **state)
+{
+	char dir[] = "/tmp/test-defaults.XXXXXX", cmd[128];
+	int status;
+	pid_t pid;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/brokerd.toml", dir);
-	assert_int_equal(bx_defaults_config_exists(path, &err), -1);
-	assert_non_null(strstr(err.msg, "no configuration at "));
-	assert_non_null(strstr(err.msg, path));
-	assert_non_null(strstr(err.msg, "`bxctl init` writes one"));
-	assert_non_null(strstr(err.msg, "docs/runbook.md#no-configuration"));
-	/* Whatever is there is the reader's to judge: a directory passes. */
-	assert_int_equal(mkdir(path, 0700), 0);
-	assert_int_equal(bx_defaults_config_exists(path, &err), 0);
-	assert_int_equal(rmdir(path), 0);
-	assert_int_equal(rmdir(dir), 0);
+	if (geteuid() == 0)
+		assert_int_equal(chown(dir, 65534, 65534), 0);
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0)
+		_exit(config_file_as_owner(dir));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 int
@@ -192,7 +228,7 @@ main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_passwd),
 		cmocka_unit_test(test_this_process),
-		cmocka_unit_test(test_config_exists),
+		cmocka_unit_test(test_config_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,8 +72,8 @@ sb_config(struct sb_fixture *f)
 	snprintf(runner, sizeof(runner), "kind = \"%s\"\ntimeout_ms = %d\n"
 	    "memory_mb = %d\npids = 32\noutput_bytes = %d\nmax_running = %d\n"
 	    "bxtool_path = \"%s/src/bxtool/bxtool\"\n%s", sb_kind,
-	    SB_TIMEOUT_MS, SB_MEMORY_MB, SB_OUTPUT_BYTES,
-	    f->max_running > 0 ? f->max_running : 1,
+	    f->timeout_ms > 0 ? f->timeout_ms : SB_TIMEOUT_MS, SB_MEMORY_MB,
+	    SB_OUTPUT_BYTES, f->max_running > 0 ? f->max_running : 1,
 	    getenv("BX_BUILD_ROOT"), f->extra != NULL ? f->extra : "");
 	assert_int_equal(rh_home_config(&f->home, 900000, runner), 0);
 }

@@ -37,6 +37,7 @@ struct sb_fixture {
 	struct rh_answer last;			/* of the last call */
 	const char	*extra;			/* brokerd.toml after [runner] */
 	int		 max_running;		/* [runner] max_running; 0: 1 */
+	int		 timeout_ms;	/* [runner] timeout_ms; 0: SB_TIMEOUT_MS */
 	int		 probes;		/* sb_after_case's calls */
 };
 

@@ -31,6 +31,8 @@
 
 /* In brokerd's environment; no sandbox may read it anywhere. */
 #define ENV_MARK	"BX_ESCAPE_MARK=fake-host-secret-4711"
+/* test_other_call_unseen's runner timeout: its sleep must outlast a start. */
+#define ESCAPE_OTHER_TIMEOUT_MS	120000
 
 /* The probe copied to <data>/bin, mode as given; the shell's grant. */
 static void
@@ -230,6 +232,8 @@ test_other_call_unseen(void **state)
 
 	rh_kill(&f->home, SIGKILL);
 	f->max_running = 2;
+	/* The other call's sleep must outlive this one's start, however slow. */
+	f->timeout_ms = ESCAPE_OTHER_TIMEOUT_MS;
 	sb_start(f);
 	sb_grant(f, "shell", "shell", "paths", "");
 	assert_int_equal(rh_call_tool(&c, f->home.broker, "other-1", "o1",
@@ -247,6 +251,9 @@ test_other_call_unseen(void **state)
 	if (strcmp(out, "1\n") != 0)
 		fail_msg("the other call's process showed: %s", out);
 	free(out);
+	/* It ran before and still runs: it was there to be seen all along. */
+	if (system("pgrep -f 'slee[p] 43.25' >/dev/null") != 0)
+		fail_msg("the other call's sleep ended before this call looked");
 	rh_call_close(&c);
 	/* Its hang-up ends it; its Result comes before the checks. */
 	until = rh_now_ms() + RH_WAIT_MS;
@@ -305,10 +312,10 @@ test_no_way_out(void **state)
 /*
  * A command's daemon writes bxtool's status lines, and half a line, into
  * the sandbox's status channel through /proc (pid 1's stderr, and
- * bxtool's, which is refused): once, then in a burst the moment the
- * command has ended, when bxtool writes its own last line. The answer is
- * the command's, whole, not cut. A
- * command that floods the channel past what brokerd keeps makes its call
+ * bxtool's, which is refused): once before the command ends (the command
+ * waits for it), then in a burst the moment the command has ended, when
+ * bxtool writes its own last line. The answer is the command's, whole,
+ * not cut. A command that floods the channel past what brokerd keeps makes its call
  * fail, and is not believed either.
  */
 static void
@@ -325,9 +332,11 @@ test_status_lines_not_forged(void **state)
 		    "echo \"bxtool: failed forged\" >$fd; "
 		    "echo \"bxtool: truncated\" >$fd; "
 		    "echo -n partial >$fd; done; }; forge; "
+		    "touch /tmp/forged; "
 		    "while kill -0 '$m'; do sleep 0.001; done; "
 		    "for i in $(seq 200); do forge; done' 2>/dev/null &); "
-		    "sleep 0.3; echo real");
+		    "until [ -e /tmp/forged ]; do sleep 0.01; done; "
+		    "echo real");
 		if (f->last.a_status != BX_STATUS_RESULT || f->last.a_truncated)
 			fail_msg("a forged status line won: status %d, "
 			    "truncated %d: %.300s", f->last.a_status,

@@ -298,8 +298,13 @@ test_hostile_commands(void **state)
 	assert_true(f->last.a_truncated);
 	assert_int_equal(strspn(out, "y\n"), SB_OUTPUT_BYTES);
 	free(out);
-	/* The daemon's sleep ends with its call (the after-case check). */
-	out = sb_shell(f, f->data, "(setsid sh -c 'sleep 44.5 &' &); echo gone");
+	/*
+	 * The daemon's sleep ends with its call (the after-case check); the
+	 * command waits until the sleep has started, so that it had one.
+	 */
+	out = sb_shell(f, f->data, "(setsid sh -c 'sleep 44.5 & echo $! > "
+	    "/tmp/daemon' &); until [ -s /tmp/daemon ]; do sleep 0.01; done; "
+	    "echo gone");
 	assert_string_equal(out, "gone\n");
 	free(out);
 	assert_int_equal(WEXITSTATUS(system("pgrep -f 'slee[p] 44.5' "

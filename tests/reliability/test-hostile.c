@@ -17,14 +17,12 @@
  *
  *	HOSTILE_HOLDERS		clients holding 1 MiB - 1 each (default 64)
  */
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
+#include <linux/sockios.h>
+
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -35,8 +33,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "brokerd/serve.h"
-#include "harness.h"
+#include "hostile.h"
 
 #define HOSTILE_IDLE		1000
 #define HOSTILE_HALF		50
@@ -44,75 +41,7 @@
 #define HOSTILE_ABANDONERS	20
 #define HOSTILE_HOLDERS_DEFAULT	64
 #define HOSTILE_NEST		10000
-/* A well-behaved client's answer, generously (measured: milliseconds). */
-#define HOSTILE_ANSWER_MS	5000
-/* Samples of the well-behaved client per scenario. */
-#define HOSTILE_SAMPLES		5
-/*
- * brokerd's peak RSS must stay under the bound serve promises: each waiting
- * connection's first buffer, the shared budget for larger ones, a frame per
- * thread (calls and admin requests), and 64 MiB for the program itself.
- */
-#define HOSTILE_RSS_MAX_KIB	(HOSTILE_RSS_FACTOR * \
-	((long)(SERVE_MAX_CONNECTIONS * BX_FRAME_INITIAL + SERVE_WAIT_BUDGET + \
-	(SERVE_MAX_CALLS + SERVE_MAX_ADMIN_CALLS) * (long)BX_FRAME_MAX) / \
-	1024 + 64 * 1024))
-/*
- * A sanitized build (make check-sanitize) keeps shadow memory and state
- * for every live thread besides the program's own: TSan's documentation
- * says 5 to 10 times. The bound is the plain build's, checked by make
- * check; under a sanitizer it is only kept from growing without limit.
- */
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define HOSTILE_RSS_FACTOR	4
-#else
-#define HOSTILE_RSS_FACTOR	1
-#endif
-/* brokerd closes a connection without a whole first frame within 10 s. */
-#define HOSTILE_CLOSE_MS	20000
-
-struct hostile {
-	struct rh_home	 h_home;
-	int		*h_fds;		/* hostile connections left open */
-	size_t		 h_nfds;
-	size_t		 h_capfds;
-	long		 h_base_fds;	/* brokerd's descriptors when idle */
-	long		 h_base_threads;
-	int64_t		 h_worst_ms;
-	unsigned	 h_calls;
-};
-
 static struct hostile *H;
-
-static void
-keep(struct hostile *h, int fd)
-{
-	if (h->h_nfds == h->h_capfds) {
-		h->h_capfds = h->h_capfds == 0 ? 2048 : h->h_capfds * 2;
-		assert_non_null(h->h_fds = realloc(h->h_fds,
-		    h->h_capfds * sizeof(*h->h_fds)));
-	}
-	h->h_fds[h->h_nfds++] = fd;
-}
-
-static long
-count_dir(const char *fmt, pid_t pid)
-{
-	char path[64];
-	struct dirent *e;
-	long n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), fmt, (long)pid);
-	if ((d = opendir(path)) == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
-static int64_t	good_client(struct hostile *, const char *);
 
 static int
 setup(void **state)
@@ -129,11 +58,14 @@ setup(void **state)
 	    rh_home_make(&h->h_home, 60000) == -1 ||
 	    rh_start(&h->h_home, NULL) == -1)
 		return -1;
-	/* One call first: OpenSSL opens /dev/urandom once, on first use. */
-	good_client(h, "warm-up");
-	rh_sleep_ms(200);
-	h->h_base_fds = count_dir("/proc/%ld/fd", h->h_home.brokerd);
-	h->h_base_threads = count_dir("/proc/%ld/task", h->h_home.brokerd);
+	/*
+	 * One call first: OpenSSL opens /dev/urandom once, on first use.
+	 * The base is counted once brokerd has closed the call's connections.
+	 */
+	hc_good_client(h, "warm-up");
+	hc_await_no_connections(h);
+	h->h_base_fds = hc_count_dir("/proc/%ld/fd", h->h_home.brokerd);
+	h->h_base_threads = hc_count_dir("/proc/%ld/task", h->h_home.brokerd);
 	*state = H = h;
 	return 0;
 }
@@ -152,158 +84,6 @@ teardown(void **state)
 	return 0;
 }
 
-/* A well-behaved loopd call and owner request; the slower, in ms. */
-static int64_t
-good_client(struct hostile *h, const char *scenario)
-{
-	struct rh_answer a;
-	struct rh_call c;
-	struct bx_msg *ans;
-	char call[32];
-	int64_t start, worst = 0, took;
-	int i;
-
-	for (i = 0; i < HOSTILE_SAMPLES; i++) {
-		snprintf(call, sizeof(call), "good-%u", h->h_calls++);
-		start = rh_now_ms();
-		if (rh_call_start(&c, h->h_home.broker, "good", call,
-		    RH_ARGS_DENY) == -1)
-			fail_msg("%s: the good client cannot connect", scenario);
-		if (rh_call_next(&c, HOSTILE_ANSWER_MS, &a) != RH_FINAL ||
-		    a.a_reason != BX_DENY_DENIED_BY_GRANT)
-			fail_msg("%s: the good client was not answered "
-			    "(%s)", scenario, a.a_got == RH_ERROR ?
-			    a.a_message : "no answer in time");
-		rh_call_close(&c);
-		took = rh_now_ms() - start;
-		worst = took > worst ? took : worst;
-		start = rh_now_ms();
-		if (rh_admin(h->h_home.admin, bx_msg_new(BX_MSG_APPROVALS),
-		    &ans, HOSTILE_ANSWER_MS) == -1 ||
-		    ans->kind != BX_MSG_APPROVAL_LIST)
-			fail_msg("%s: the owner was not answered", scenario);
-		bx_msg_free(ans);
-		took = rh_now_ms() - start;
-		worst = took > worst ? took : worst;
-	}
-	assert_true(worst < HOSTILE_ANSWER_MS);
-	return worst;
-}
-
-static void
-report(struct hostile *h, const char *scenario, int64_t worst)
-{
-	long hwm = rh_vm_kib(h->h_home.brokerd, "VmHWM");
-	long rss = rh_vm_kib(h->h_home.brokerd, "VmRSS");
-
-	h->h_worst_ms = worst > h->h_worst_ms ? worst : h->h_worst_ms;
-	printf("hostile: %-42s good client answered in <= %3lld ms; brokerd "
-	    "VmRSS %ld KiB, VmHWM %ld KiB\n", scenario, (long long)worst, rss,
-	    hwm);
-	assert_true(hwm > 0 && hwm < HOSTILE_RSS_MAX_KIB);
-}
-
-static int
-dial(struct hostile *h, const char *path)
-{
-	int fd = rh_dial(path);
-
-	if (fd == -1)
-		fail_msg("connect %s: %s", path, strerror(errno));
-	(void)h;
-	return fd;
-}
-
-/* Sends len bytes, or as many as the kernel takes without waiting. */
-static size_t
-send_some(int fd, const char *buf, size_t len)
-{
-	size_t sent = 0;
-	ssize_t n;
-
-	while (sent < len) {
-		n = send(fd, buf + sent, len - sent, MSG_NOSIGNAL |
-		    MSG_DONTWAIT);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		sent += (size_t)n;
-	}
-	return sent;
-}
-
-static void
-send_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = send(fd, buf, len, MSG_NOSIGNAL);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;	/* brokerd closed it: that is its right */
-		buf += n;
-		len -= (size_t)n;
-	}
-}
-
-/* The first frame brokerd answers on fd, decoded; NULL if none came. */
-static struct bx_msg *
-answer_of(int fd)
-{
-	struct bx_frame_reader r;
-	struct bx_msg *m = NULL;
-	const char *line;
-	size_t len;
-
-	bx_frame_reader_init(&r, fd);
-	if (bx_frame_read(&r, RH_WAIT_MS, &line, &len, NULL) == BX_FRAME_OK)
-		bx_msg_decode(line, len, &m, NULL);
-	bx_frame_reader_free(&r);
-	return m;
-}
-
-static void
-expect_error(int fd, enum bx_code code, const char *what)
-{
-	struct bx_msg *m = answer_of(fd);
-
-	if (m == NULL || m->kind != BX_MSG_ERROR || m->error.code != code)
-		fail_msg("%s: not answered error %s", what, bx_code_name(code));
-	bx_msg_free(m);
-}
-
-/*
- * Reads what comes on each of n connections (answers, errors) until brokerd
- * closes it, for at most ms in all; how many were still open then.
- */
-static size_t
-still_open(const int *fds, size_t n, int ms)
-{
-	int64_t until = rh_now_ms() + ms;
-	struct pollfd pfd;
-	char buf[4096];
-	size_t i, open = 0;
-	int left;
-
-	for (i = 0; i < n; i++) {
-		pfd.fd = fds[i];
-		pfd.events = POLLIN;
-		for (;;) {
-			left = (int)(until - rh_now_ms());
-			if (left <= 0 || poll(&pfd, 1, left) <= 0) {
-				open++;
-				break;
-			}
-			if (recv(fds[i], buf, sizeof(buf), 0) <= 0)
-				break;
-		}
-	}
-	return open;
-}
-
 /* 1,000 connections that send nothing, until brokerd drops them. */
 static void
 test_idle(void **state)
@@ -314,10 +94,10 @@ test_idle(void **state)
 	size_t i, open;
 
 	for (i = 0; i < HOSTILE_IDLE; i++)
-		fds[i] = dial(h, i % 10 == 0 ? h->h_home.admin :
+		fds[i] = hc_dial(h, i % 10 == 0 ? h->h_home.admin :
 		    h->h_home.broker);
-	report(h, "1,000 idle connections", good_client(h, "idle"));
-	open = still_open(fds, HOSTILE_IDLE, HOSTILE_CLOSE_MS);
+	hc_report(h, "1,000 idle connections", hc_good_client(h, "idle"));
+	open = hc_still_open(fds, HOSTILE_IDLE, HOSTILE_CLOSE_MS);
 	for (i = 0; i < HOSTILE_IDLE; i++)
 		close(fds[i]);
 	if (open > 0)
@@ -325,7 +105,7 @@ test_idle(void **state)
 		    HOSTILE_CLOSE_MS);
 	printf("hostile: brokerd closed all 1,000 idle connections within "
 	    "%lld ms of their opening\n", (long long)(rh_now_ms() - start));
-	report(h, "after the idle ones were dropped", good_client(h,
+	hc_report(h, "after the idle ones were dropped", hc_good_client(h,
 	    "after idle"));
 }
 
@@ -339,11 +119,11 @@ test_half_frames(void **state)
 	int fd;
 
 	for (i = 0; i < HOSTILE_HALF; i++) {
-		fd = dial(h, i % 2 == 0 ? h->h_home.broker : h->h_home.admin);
-		send_all(fd, half, sizeof(half) - 1);
-		keep(h, fd);
+		fd = hc_dial(h, i % 2 == 0 ? h->h_home.broker : h->h_home.admin);
+		hc_send_all(fd, half, sizeof(half) - 1);
+		hc_keep(h, fd);
 	}
-	report(h, "50 half frames", good_client(h, "half frames"));
+	hc_report(h, "50 half frames", hc_good_client(h, "half frames"));
 }
 
 static void
@@ -357,12 +137,12 @@ test_frame_too_large(void **state)
 	assert_non_null(big = malloc(len + 1));
 	memset(big, 'a', len);
 	big[len] = '\n';
-	fd = dial(h, h->h_home.broker);
-	send_all(fd, big, len + 1);
-	expect_error(fd, BX_CODE_FRAME_TOO_LARGE, "a frame of 1 MiB + 1");
+	fd = hc_dial(h, h->h_home.broker);
+	hc_send_all(fd, big, len + 1);
+	hc_expect_error(fd, BX_CODE_FRAME_TOO_LARGE, "a frame of 1 MiB + 1");
 	close(fd);
 	free(big);
-	report(h, "a frame of 1 MiB + 1", good_client(h, "1 MiB + 1"));
+	hc_report(h, "a frame of 1 MiB + 1", hc_good_client(h, "1 MiB + 1"));
 }
 
 static void
@@ -376,15 +156,15 @@ test_invalid_utf8(void **state)
 	struct hostile *h = *state;
 	int fd;
 
-	fd = dial(h, h->h_home.broker);
-	send_all(fd, bad, sizeof(bad) - 1);
-	expect_error(fd, BX_CODE_BAD_REQUEST, "invalid UTF-8 in a frame");
+	fd = hc_dial(h, h->h_home.broker);
+	hc_send_all(fd, bad, sizeof(bad) - 1);
+	hc_expect_error(fd, BX_CODE_BAD_REQUEST, "invalid UTF-8 in a frame");
 	close(fd);
-	fd = dial(h, h->h_home.broker);
-	send_all(fd, bad_args, sizeof(bad_args) - 1);
-	expect_error(fd, BX_CODE_BAD_REQUEST, "invalid UTF-8 in arguments");
+	fd = hc_dial(h, h->h_home.broker);
+	hc_send_all(fd, bad_args, sizeof(bad_args) - 1);
+	hc_expect_error(fd, BX_CODE_BAD_REQUEST, "invalid UTF-8 in arguments");
 	close(fd);
-	report(h, "invalid UTF-8", good_client(h, "invalid UTF-8"));
+	hc_report(h, "invalid UTF-8", hc_good_client(h, "invalid UTF-8"));
 }
 
 /* 10,000 brackets deep, as the frame itself and inside a call's arguments. */
@@ -404,9 +184,9 @@ test_nested(void **state)
 	for (i = 0; i < HOSTILE_NEST; i++)
 		buf[n++] = ']';
 	buf[n++] = '\n';
-	fd = dial(h, h->h_home.broker);
-	send_all(fd, buf, n);
-	expect_error(fd, BX_CODE_BAD_REQUEST, "JSON nested 10,000 deep");
+	fd = hc_dial(h, h->h_home.broker);
+	hc_send_all(fd, buf, n);
+	hc_expect_error(fd, BX_CODE_BAD_REQUEST, "JSON nested 10,000 deep");
 	close(fd);
 	/* As arguments: a valid frame whose arguments text is that deep. */
 	buf[n - 1] = '\0';
@@ -419,7 +199,7 @@ test_nested(void **state)
 		    "invalid_arguments");
 	rh_call_close(&c);
 	free(buf);
-	report(h, "JSON nested 10,000 deep", good_client(h, "nested"));
+	hc_report(h, "JSON nested 10,000 deep", hc_good_client(h, "nested"));
 }
 
 /*
@@ -464,17 +244,17 @@ test_never_read(void **state)
 	size_t i;
 
 	for (i = 0; i < HOSTILE_NONREADERS; i++) {
-		fd = dial(h, h->h_home.broker);
+		fd = hc_dial(h, h->h_home.broker);
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
 		snprintf(call, sizeof(call), "nr-%zu", i);
 		assert_non_null(req = bx_msg_tool_request("never", call,
 		    "read_file", i % 2 == 0 ? RH_ARGS_ALLOW : RH_ARGS_ASK));
 		assert_int_equal(bx_msg_send(fd, req, RH_WAIT_MS, NULL), 0);
 		bx_msg_free(req);
-		keep(h, fd);
+		hc_keep(h, fd);
 	}
-	report(h, "50 clients never reading their answer",
-	    good_client(h, "never read"));
+	hc_report(h, "50 clients never reading their answer",
+	    hc_good_client(h, "never read"));
 	wait_never_read_results(h);
 }
 
@@ -529,21 +309,60 @@ test_abandon(void **state)
 		assert_null(rh_log_find(&log, BX_AUDIT_APPROVAL, "gone", call));
 	}
 	rh_log_free(&log);
-	report(h, "20 clients gone mid-approval", good_client(h, "abandon"));
+	hc_report(h, "20 clients gone mid-approval", hc_good_client(h, "abandon"));
+}
+
+/* Bytes sent on fds that brokerd has not read yet (SIOCOUTQ). */
+static size_t
+unread(const int *fds, size_t n)
+{
+	size_t i, total = 0;
+	int q;
+
+	for (i = 0; i < n; i++)
+		if (ioctl(fds[i], SIOCOUTQ, &q) == 0 && q > 0)
+			total += (size_t)q;
+	return total;
+}
+
+/*
+ * Rounds of the good client until brokerd has read what it will of the
+ * holders: all of it, or nothing more during a round. A round is served
+ * by the thread that reads them, which reads every ready one to its limit
+ * each time round, so a count unchanged over a round is not for want of
+ * time. The slowest answer of all rounds.
+ */
+static int64_t
+while_holders_read(struct hostile *h, const int *fds, size_t n)
+{
+	int64_t until = rh_now_ms() + RH_WAIT_MS, worst = 0, took;
+	size_t left = unread(fds, n), before;
+
+	do {
+		before = left;
+		took = hc_good_client(h, "holders");
+		worst = took > worst ? took : worst;
+		left = unread(fds, n);
+	} while (left > 0 && left != before && rh_now_ms() < until);
+	if (left > 0 && left != before)
+		fail_msg("brokerd was still reading the holders after %d ms",
+		    RH_WAIT_MS);
+	return worst;
 }
 
 /*
  * Many clients each sending 1 MiB - 1 of a first frame: memory's bound.
  * Past serve's budget brokerd stops reading them, so each sends what the
- * kernel takes now and the test goes on; the bytes brokerd took are
- * printed.
+ * kernel takes now, and the good client is timed until brokerd has read
+ * what it will.
  */
 static void
 test_holders(void **state)
 {
 	struct hostile *h = *state;
 	const char *env = getenv("HOSTILE_HOLDERS");
-	size_t holders, i, len = BX_FRAME_MAX - 1, sent = 0;
+	size_t holders, i, first = h->h_nfds, len = BX_FRAME_MAX - 1;
+	size_t sent = 0;
 	char *big, label[96];
 	int fd;
 
@@ -552,16 +371,15 @@ test_holders(void **state)
 	assert_non_null(big = malloc(len));
 	memset(big, 'a', len);
 	for (i = 0; i < holders; i++) {
-		fd = dial(h, h->h_home.broker);
-		sent += send_some(fd, big, len);
-		keep(h, fd);
+		fd = hc_dial(h, h->h_home.broker);
+		sent += hc_send_some(fd, big, len);
+		hc_keep(h, fd);
 	}
-	/* Time for brokerd to read what it will. */
-	rh_sleep_ms(500);
 	free(big);
 	snprintf(label, sizeof(label), "%zu clients sending 1 MiB - 1 (%zu MiB "
 	    "sent)", holders, sent >> 20);
-	report(h, label, good_client(h, "holders"));
+	hc_report(h, label, while_holders_read(h, h->h_fds + first,
+	    h->h_nfds - first));
 }
 
 /* The owner refuses every approval of session, as bxctl refuse would. */
@@ -595,7 +413,7 @@ test_cleaned_up(void **state)
 
 	/* The never-readers' asks wait for the owner: the owner says no. */
 	refuse_all(h, "never");
-	open = still_open(h->h_fds, h->h_nfds, HOSTILE_CLOSE_MS);
+	open = hc_still_open(h->h_fds, h->h_nfds, HOSTILE_CLOSE_MS);
 	if (open > 0)
 		fail_msg("%zu hostile connections still open after %d ms",
 		    open, HOSTILE_CLOSE_MS);
@@ -605,8 +423,8 @@ test_cleaned_up(void **state)
 	until = rh_now_ms() + RH_WAIT_MS;
 	do {
 		rh_sleep_ms(50);
-		fds = count_dir("/proc/%ld/fd", h->h_home.brokerd);
-		threads = count_dir("/proc/%ld/task", h->h_home.brokerd);
+		fds = hc_count_dir("/proc/%ld/fd", h->h_home.brokerd);
+		threads = hc_count_dir("/proc/%ld/task", h->h_home.brokerd);
 	} while ((fds != h->h_base_fds || threads > h->h_base_threads) &&
 	    rh_now_ms() < until);
 	printf("hostile: the other %zu hostile connections closed by brokerd; "
@@ -615,7 +433,7 @@ test_cleaned_up(void **state)
 	    h->h_base_threads, (long long)h->h_worst_ms);
 	assert_int_equal(fds, h->h_base_fds);
 	assert_true(threads <= h->h_base_threads);
-	report(h, "after", good_client(h, "after"));
+	hc_report(h, "after", hc_good_client(h, "after"));
 }
 
 int

@@ -8,7 +8,8 @@
  * Each case runs as the model would: a tool_request under a grant, the
  * answer read back, and the audit log's Result record checked against the
  * bytes the model received. After every case nothing of the call may be
- * left: no per-call directory, no cgroup, no container.
+ * left: no per-call directory, no cgroup, no container. The cases about a
+ * call's life are in test-sandbox-calls.c.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -29,6 +30,7 @@
 #include "brokerd/runner_sandbox.h"
 #include "harness.h"
 #include "proto/sha256.h"
+#include "sandbox-calls.h"
 #include "sandbox-fixture.h"
 
 static char *
@@ -304,157 +306,6 @@ test_no_network(void **state)
 	close(tcp);
 	close(abs);
 	free(out);
-	sb_after_case(f);
-}
-
-/* Limits hold: wall time, memory (the sandbox's /tmp too), processes, output. */
-static void
-test_limits(void **state)
-{
-	struct sb_fixture *f = *state;
-	int64_t t0;
-	char *out;
-
-	sb_grant(f, "shell", "shell", "paths", "");
-	t0 = rh_now_ms();
-	out = sb_shell(f, NULL, "echo before; sleep 60");
-	assert_true(rh_now_ms() - t0 < 15000);
-	assert_string_equal(out, "timed out after 3 s\nbefore\n");
-	sb_expect_record(f, f->calls, true, out);
-	free(out);
-	out = sb_shell(f, NULL, "tail /dev/zero");
-	assert_string_equal(out, "out of memory (64 MiB)");
-	free(out);
-	/* The sandbox's /tmp counts: the memory limit or its size stops it. */
-	out = sb_shell(f, NULL, "head -c 200M /dev/zero > /tmp/big && echo wrote");
-	if (strstr(out, "out of memory (64 MiB)") == NULL &&
-	    strstr(out, "No space left on device") == NULL)
-		fail_msg("200 MiB into /tmp: %s", out);
-	free(out);
-	/* pids = 32: a hundred children cannot all start. */
-	out = sb_shell(f, NULL, "python3 -c 'import os, time\n"
-	    "n = 0\ntry:\n while n < 100:\n  if os.fork() == 0:\n"
-	    "   time.sleep(5)\n   os._exit(0)\n  n += 1\n"
-	    "except OSError:\n pass\nprint(n, flush=True)\nos._exit(0)'");
-	if (atoi(out) <= 0 || atoi(out) > 32)
-		fail_msg("pids = 32 let %s processes run", out);
-	free(out);
-	t0 = rh_now_ms();
-	/* A fork bomb is bounded: its shell dies or the wall time ends it. */
-	out = sb_shell(f, NULL, "f() { f | f & }; f; sleep 60");
-	assert_true(rh_now_ms() - t0 < 20000);
-	if (strstr(out, "timed out after 3 s") == NULL &&
-	    strstr(out, "exit status 2") == NULL && !f->last.a_truncated)
-		fail_msg("the fork bomb's call answered: %.200s", out);
-	free(out);
-	out = sb_shell(f, NULL, "yes");
-	assert_true(f->last.a_truncated);
-	assert_int_equal(strlen(out), SB_OUTPUT_BYTES);
-	assert_int_equal(strspn(out, "y\n"), SB_OUTPUT_BYTES);
-	sb_expect_record(f, f->calls, false, out);
-	free(out);
-	sb_after_case(f);
-}
-
-static void
-send_sleep(struct sb_fixture *f, struct rh_call *c, const char *secs)
-{
-	char args[128], id[32];
-
-	snprintf(id, sizeof(id), "c%d", ++f->calls);
-	snprintf(args, sizeof(args), "{\"command\":\"sleep %s\"}", secs);
-	assert_int_equal(rh_call_tool(c, f->home.broker, SB_SESSION, id, "shell",
-	    args), 0);
-}
-
-/* A caller who hangs up ends its sandbox; the Result says so. */
-static void
-test_caller_hangs_up(void **state)
-{
-	struct sb_fixture *f = *state;
-	struct rh_call c;
-
-	sb_grant(f, "shell", "shell", "paths", "");
-	send_sleep(f, &c, "41.25");
-	assert_true(rh_await_process("sleep 41.25", true, RH_WAIT_MS));
-	rh_call_close(&c);
-	assert_true(rh_await_process("sleep 41.25", false, RH_WAIT_MS));
-	rh_sleep_ms(500);
-	sb_expect_record(f, f->calls, true, "the caller went away");
-	sb_after_case(f);
-}
-
-/*
- * brokerd SIGKILLed mid-call: the restart removes what it left; the
- * Decision without its Result stays as the evidence, and the chain
- * verifies.
- */
-static void
-test_brokerd_killed_mid_call(void **state)
-{
-	struct sb_fixture *f = *state;
-	const struct bx_audit_record *r;
-	struct rh_call c;
-	struct rh_log log;
-	char out[4096], id[32];
-
-	sb_grant(f, "shell", "shell", "paths", "");
-	send_sleep(f, &c, "42.75");
-	assert_true(rh_await_process("sleep 42.75", true, RH_WAIT_MS));
-	rh_kill(&f->home, SIGKILL);
-	rh_call_close(&c);
-	sb_start(f);
-	assert_true(rh_await_process("sleep 42.75", false, RH_WAIT_MS));
-	sb_expect_nothing_left(f);
-	assert_true(rh_errs_contain(&f->home, "runner: removed"));
-	assert_int_equal(rh_log_read(f->home.dir, &log), 0);
-	snprintf(id, sizeof(id), "c%d", f->calls);
-	assert_non_null(r = rh_log_find(&log, BX_AUDIT_DECISION, SB_SESSION, id));
-	assert_null(rh_log_find(&log, BX_AUDIT_RESULT, SB_SESSION, id));
-	rh_log_free(&log);
-	assert_int_equal(rh_verify(f->home.dir, out, sizeof(out)), 0);
-	/* And the restarted brokerd runs calls. */
-	free(sb_shell(f, NULL, "true"));
-	assert_int_equal(f->last.a_status, BX_STATUS_RESULT);
-}
-
-/*
- * max_running = 1: three calls of three sessions sent at once run one after
- * another, never two sandboxes at a time (a directory in a shared grant
- * that each call makes and removes shows any overlap), and all three are
- * answered.
- */
-static void
-test_max_running_holds(void **state)
-{
-	struct sb_fixture *f = *state;
-	struct rh_call c[3];
-	struct rh_answer a;
-	char paths[PATH_MAX], args[2 * PATH_MAX], session[32], id[32];
-	char *content;
-	int i;
-
-	snprintf(paths, sizeof(paths), "\"%s/work\"", f->data);
-	sb_grant(f, "shell", "shell", "paths", paths);
-	snprintf(args, sizeof(args), "{\"command\":\"mkdir slot || echo "
-	    "OVERLAP; sleep 0.3; rmdir slot\",\"cwd\":\"%s/work\"}", f->data);
-	for (i = 0; i < 3; i++) {
-		snprintf(session, sizeof(session), "slots-%d", i);
-		snprintf(id, sizeof(id), "slot%d", i);
-		assert_int_equal(rh_call_tool(&c[i], f->home.broker, session, id,
-		    "shell", args), 0);
-	}
-	for (i = 0; i < 3; i++) {
-		content = NULL;
-		rh_call_next_full(&c[i], 3 * SB_TIMEOUT_MS + RH_WAIT_MS, &a,
-		    &content);
-		rh_call_close(&c[i]);
-		assert_int_equal(a.a_got, RH_FINAL);
-		assert_int_equal(a.a_status, BX_STATUS_RESULT);
-		assert_non_null(content);
-		assert_null(strstr(content, "OVERLAP"));
-		free(content);
-	}
 	sb_after_case(f);
 }
 

@@ -1,0 +1,665 @@
+#!/bin/bash
+# tests/vm/guest.sh: the checks `make check-vm` runs inside the Debian 12 VM
+# (tests/vm/run.sh puts this file on the test disk; the image's
+# boxmaker-vmtest.service runs it as root at boot and powers off after).
+#
+# It installs the staged `make install` tree into /, then acts as the owner
+# (uid 1000, a login shell through su - as a person would, or runuser for
+# the owner's systemd) and checks, once with podman and once with bwrap:
+# the README's quick start word for word, bxctl init, chats through loopd
+# with fake-llama as the model (an approval, a deny grant, each local tool,
+# http_fetch offline), the sandbox limits under attack, the audit log,
+# restarting and stopping the units; then scripts/demo.sh once. Each check
+# records pass or fail; a failure prints its evidence (the check's output,
+# brokerd's and loopd's journal). The last line is "N passed, N failed",
+# also written to out/summary for run.sh. Bash: arrays, local, pipefail.
+set -u
+
+disk=/mnt/vmtest
+out=$disk/out
+owner=owner
+uid=1000
+ohome=/home/$owner
+ortdir=/run/user/$uid
+# Where the owner's programs' state lives, as the units and bxctl init set it.
+bxhome=$ohome/.local/share/boxmaker
+bxconf=$ohome/.config/boxmaker
+model_port=8080
+# Generous: TCG is slow and a podman sandbox takes seconds to start there
+# (a call is 5 to 30 s; the slowest here, the fork bomb, about 40 s).
+CHAT_WAIT_S=180
+# Past this the remaining checks fail unrun, so that the guest still
+# writes its summary before run.sh's limit (40 min) kills the VM.
+GUEST_BUDGET_S=1800
+
+passed=0
+failed=0
+model_pid=""
+runtime=""
+
+mkdir -p "$out/checks"
+: > "$out/results"
+
+# ---- acting as the owner ------------------------------------------------
+
+# as_owner SCRIPT: SCRIPT in the owner's login shell, as a person at their
+# terminal would run it (a PAM session: XDG_RUNTIME_DIR and the user bus).
+as_owner() {
+	su - "$owner" -c "$1" < /dev/null
+}
+
+# owner_env COMMAND...: COMMAND as the owner outside any login session,
+# reaching the owner's systemd and D-Bus as the notes say.
+owner_env() {
+	runuser -u "$owner" -- env HOME="$ohome" XDG_RUNTIME_DIR="$ortdir" \
+		DBUS_SESSION_BUS_ADDRESS="unix:path=$ortdir/bus" "$@" < /dev/null
+}
+
+user_systemctl() {
+	owner_env systemctl --user "$@"
+}
+
+# owner_write FILE: stdin into FILE, written by the owner (so it is theirs).
+owner_write() {
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	runuser -u "$owner" -- sh -c 'mkdir -p "$(dirname "$1")" && cat > "$1"' sh "$1"
+}
+
+# ---- waiting ------------------------------------------------------------
+
+# wait_until SECONDS WHAT COMMAND...: polls COMMAND until it succeeds; past
+# the deadline says what was awaited and fails.
+wait_until() {
+	local limit=$1 what=$2 t0=$SECONDS
+	shift 2
+	while ! "$@" > /dev/null 2>&1; do
+		if [ $((SECONDS - t0)) -ge "$limit" ]; then
+			echo "gave up after ${limit} s waiting for: $what" >&2
+			return 1
+		fi
+		sleep 0.5
+	done
+}
+
+# ---- the check framework ------------------------------------------------
+
+# check NAME COMMAND...: runs COMMAND with its output in
+# out/checks/NAME.log; a failure prints that output and the daemons'
+# journal since the check began.
+check() {
+	local name=$1 since log
+	shift
+	log=$out/checks/$(echo "$name" | tr -c 'A-Za-z0-9_.\n-' '-').log
+	since=$(date +%s)
+	echo
+	echo "--- check: $name"
+	if [ "$SECONDS" -ge "$GUEST_BUDGET_S" ]; then
+		failed=$((failed + 1))
+		echo "FAIL $name (not run: the guest's ${GUEST_BUDGET_S} s are spent)" |
+			tee -a "$out/results"
+		return 1
+	fi
+	if "$@" > "$log" 2>&1; then
+		passed=$((passed + 1))
+		echo "PASS $name ($(($(date +%s) - since)) s)" | tee -a "$out/results"
+		return 0
+	fi
+	failed=$((failed + 1))
+	echo "FAIL $name ($(($(date +%s) - since)) s)" | tee -a "$out/results"
+	echo "  evidence, the check's output (last 60 lines of ${log#"$disk"/}):"
+	tail -n 60 "$log" | sed 's/^/  | /'
+	echo "  evidence, brokerd's and loopd's journal since the check began:"
+	journalctl --no-pager -o short-precise --since "@$since" \
+		_SYSTEMD_USER_UNIT=brokerd.service + \
+		_SYSTEMD_USER_UNIT=loopd.service 2>&1 | tail -n 40 | sed 's/^/  | /'
+	return 1
+}
+
+# say TEXT: a line in the check's log, so the evidence tells the story.
+say() {
+	echo "# $*"
+}
+
+# fail TEXT: the reason a check fails, as its last line.
+fail() {
+	echo "FAILED: $*"
+	return 1
+}
+
+# ---- the model ----------------------------------------------------------
+
+# json_str TEXT: TEXT as a JSON string (paths and commands here hold no
+# control characters).
+json_str() {
+	local s=${1//\\/\\\\}
+	printf '"%s"' "${s//\"/\\\"}"
+}
+
+# call_json TOOL ARGS_JSON: one scripted reply asking for one tool call.
+call_json() {
+	printf '{"tool_calls": [{"name": "call_tool", "arguments": {"name": "%s", "arguments": %s}}]}' "$1" "$2"
+}
+
+stop_model() {
+	[ -n "$model_pid" ] || return 0
+	kill -TERM "$model_pid" 2> /dev/null
+	wait "$model_pid" 2> /dev/null
+	model_pid=""
+}
+
+# start_model REPLY...: fake-llama as the owner on 127.0.0.1:8080 (the
+# URL bxctl init and the README assume), serving the replies in order.
+start_model() {
+	local dir=$out/model/$runtime-$((++model_runs)) first=1 r
+	stop_model
+	mkdir -p "$dir/requests"
+	chown -R "$owner" "$dir"
+	{
+		echo "["
+		for r in "$@"; do
+			[ $first -eq 1 ] || echo ","
+			first=0
+			printf '%s\n' "$r"
+		done
+		echo "]"
+	} > "$dir/script.json"
+	setpriv --reuid="$uid" --regid="$uid" --init-groups \
+		"$disk/bin/fake-llama" --script "$dir/script.json" \
+		--port "$model_port" --port-file "$dir/port" \
+		--record "$dir/requests" > "$dir/fake-llama.log" 2>&1 &
+	model_pid=$!
+	wait_until 30 "fake-llama listening on port $model_port" \
+		test -s "$dir/port" || { cat "$dir/fake-llama.log"; return 1; }
+}
+model_runs=0
+
+# ---- chats --------------------------------------------------------------
+
+# chat_start OUTFILE COMMAND: a bxctl chat in the owner's login shell, in
+# the background; su's pid in $chat_pid (su passes a SIGTERM on).
+chat_start() {
+	chat_t0=$SECONDS
+	su - "$owner" -c "$2" < /dev/null > "$1" 2>&1 &
+	chat_pid=$!
+}
+
+chat_running() {
+	kill -0 "$chat_pid" 2> /dev/null
+}
+
+chat_kill() {
+	kill -TERM "$chat_pid" 2> /dev/null
+	wait "$chat_pid"
+}
+
+# The first pending approval's id, from bxctl approvals (as demo.sh reads
+# it). Polled often, so without a login session each time.
+pending_approval() {
+	owner_env bxctl approvals 2> /dev/null |
+		awk '$1 ~ /^[0-9]+$/ { print $1; exit }'
+}
+
+# chat_wait OUTFILE APPROVALS: waits for the running chat to end (at most
+# CHAT_WAIT_S) with status 0. APPROVALS "none": a pending approval fails
+# at once (nothing here should ask); "stop": returns 2 as soon as one is
+# pending, the chat still running.
+chat_wait() {
+	local rc
+	while chat_running; do
+		if [ -n "$(pending_approval)" ]; then
+			[ "$2" = stop ] && return 2
+			chat_kill
+			cat "$1"
+			fail "the chat waits for an approval: $(as_owner 'bxctl approvals')"
+			return 1
+		fi
+		if [ $((SECONDS - chat_t0)) -ge "$CHAT_WAIT_S" ]; then
+			chat_kill
+			cat "$1"
+			fail "the chat did not end in ${CHAT_WAIT_S} s"
+			return 1
+		fi
+		sleep 0.5
+	done
+	wait "$chat_pid"
+	rc=$?
+	cat "$1"
+	[ $rc -eq 0 ] || { fail "bxctl chat exited $rc"; return 1; }
+}
+
+# result_lines FILE: the chat's result lines.
+result_lines() {
+	grep '^result ' "$1"
+}
+
+# ---- state --------------------------------------------------------------
+
+# reset_owner: no unit running or enabled, no configuration, no home: the
+# owner as before the quick start.
+reset_owner() {
+	stop_model
+	user_systemctl disable --now brokerd.service loopd.service > /dev/null 2>&1
+	user_systemctl reset-failed > /dev/null 2>&1
+	# What a failed check left must not fail the next one too.
+	owner_env podman rm -af > /dev/null 2>&1
+	rm -rf "$bxconf" "$bxhome" "$ohome/vmt"
+}
+
+# set_runner_key KEY VALUE: KEY = VALUE in brokerd.toml's [runner] table,
+# replacing any KEY there (the file is bxctl init's).
+set_runner_key() {
+	local f=$bxconf/brokerd.toml
+	[ -f "$f" ] || { fail "no $f"; return 1; }
+	sed -i "/^[[:space:]]*$1[[:space:]]*=/d" "$f"
+	if grep -q '^\[runner\]' "$f"; then
+		sed -i "/^\[runner\]/a $1 = $2" "$f"
+	else
+		printf '\n[runner]\n%s = %s\n' "$1" "$2" >> "$f"
+	fi
+	say "brokerd.toml's [runner] now:"
+	sed -n '/^\[runner\]/,/^\[/p' "$f"
+}
+
+# ---- the checks ---------------------------------------------------------
+
+# The staged `make install` tree into /, as `sudo make install` would put it.
+check_install() {
+	cp -a "$disk/stage/." / || return 1
+	systemctl daemon-reload || return 1
+	say "installed:"
+	(cd "$disk/stage" && find . -type f | sort)
+	command -v bxctl brokerd loopd || fail "the programs are not on root's PATH"
+}
+
+# bxctl init with no flags: both configuration files, an empty grants
+# folder, and a second run refused.
+check_init() {
+	local rc
+	say "bxctl init"
+	as_owner 'bxctl init' || { fail "bxctl init exited $?"; return 1; }
+	ls -la "$bxconf" "$bxhome" "$bxhome/grants" 2>&1
+	[ -f "$bxconf/brokerd.toml" ] || { fail "no ~/.config/boxmaker/brokerd.toml"; return 1; }
+	[ -f "$bxconf/loopd.toml" ] || { fail "no ~/.config/boxmaker/loopd.toml"; return 1; }
+	[ -d "$bxhome/grants" ] || { fail "no ~/.local/share/boxmaker/grants"; return 1; }
+	if [ -n "$(find "$bxhome/grants" -name '*.toml')" ]; then
+		fail "bxctl init wrote a grant: $(find "$bxhome/grants" -name '*.toml')"
+		return 1
+	fi
+	say "bxctl init again, without --force: must exit 1"
+	as_owner 'bxctl init'
+	rc=$?
+	[ $rc -eq 1 ] || { fail "the second bxctl init exited $rc, not 1"; return 1; }
+}
+
+# quickstart_commands: the README's quick start block, split into
+# commands (a heredoc or a continued line stays one command), one per
+# file in $qs_dir: cmd-01, cmd-02, ...
+quickstart_commands() {
+	local readme=$disk/src/README.md
+	rm -rf "$qs_dir"
+	mkdir -p "$qs_dir"
+	if ! grep -q '^<!-- quickstart -->' "$readme" ||
+		! grep -q '^<!-- /quickstart -->' "$readme"; then
+		fail "README.md has no <!-- quickstart --> ... <!-- /quickstart --> block"
+		return 1
+	fi
+	awk -v dir="$qs_dir" -v sq="'" '
+		/^<!-- quickstart -->/ { inq = 1; next }
+		/^<!-- \/quickstart -->/ { inq = 0; next }
+		!inq { next }
+		/^[ \t]*```/ { fence = !fence; next }
+		!fence { next }
+		{ sub(/^    /, "") }
+		term != "" {
+			print > file
+			if ($0 == term) { close(file); term = "" }
+			next
+		}
+		cont { print > file; cont = /\\$/; if (!cont) close(file); next }
+		/^[ \t]*$/ || /^[ \t]*#/ { next }
+		{
+			sub(/^\$ /, "")
+			file = sprintf("%s/cmd-%02d", dir, ++n)
+			print > file
+			if (match($0, "<<-?[ \t]*[\"" sq "]?[A-Za-z_][A-Za-z_0-9]*")) {
+				term = substr($0, RSTART, RLENGTH)
+				sub("^<<-?[ \t]*[\"" sq "]?", "", term)
+			} else if (/\\$/) {
+				cont = 1
+			} else {
+				close(file)
+			}
+		}
+	' "$readme"
+	[ -n "$(ls "$qs_dir")" ] || { fail "the quick start block holds no command"; return 1; }
+}
+
+# quickstart_model CHAT_COMMAND: fake-llama scripted to read the file the
+# quick start's chat asks about (a ~/ path in it) when the quick start's
+# read grant covers it, else a file in that grant's folder. The owner
+# writes the file when it is not there: the README asks about the
+# reader's own notes.
+quickstart_model() {
+	local g path="" file="" asked
+	for g in "$bxhome"/grants/*.toml; do
+		[ -f "$g" ] || continue
+		grep -q '^tool *= *"read_file"' "$g" || continue
+		grep -q '^mode *= *"deny"' "$g" && continue
+		path=$(sed -n 's/^paths *= *\[ *"\([^"]*\)".*/\1/p' "$g" | head -n 1)
+		[ -n "$path" ] && break
+	done
+	[ -n "$path" ] || { fail "the quick start wrote no read_file grant with a path"; return 1; }
+	say "the quick start's read grant ${g##*/} covers $path"
+	# shellcheck disable=SC2088 # the ~ is the README's text, matched
+	asked=$(printf '%s' "$1" | grep -o "~/[^ ?\"']*" | head -n 1)
+	asked=${asked/#\~/$ohome}
+	case "$asked" in
+	"$path"/*) file=$asked ;;
+	esac
+	if [ -z "$file" ] && [ -f "$path" ]; then
+		file=$path
+	elif [ -z "$file" ]; then
+		file=$(find "$path" -maxdepth 1 -type f 2> /dev/null | sort | head -n 1)
+		[ -n "$file" ] || file=$path/vm-quickstart.txt
+	fi
+	if [ ! -f "$file" ]; then
+		say "the owner writes $file"
+		printf 'Water the plants.\nThe quick start read this in a sandbox.\n' |
+			owner_write "$file"
+	fi
+	qs_file=$file
+	start_model "$(call_json read_file "{\"path\": $(json_str "$file")}")" \
+		'{"text": "quick start: the file is read."}'
+}
+
+# for_runtime COMMAND: a quick start command for this pass's runtime: the
+# word of bxctl init --runtime replaced, or --runtime added to a bare
+# bxctl init when the runtime is not the default (podman).
+for_runtime() {
+	case "$1" in
+	*"bxctl init"*--runtime*)
+		printf '%s' "$1" | sed -E "s/--runtime[ =](podman|bwrap)/--runtime $runtime/" ;;
+	*"bxctl init"*)
+		if [ "$runtime" = podman ]; then
+			printf '%s' "$1"
+		else
+			printf '%s' "$1" | sed "s/bxctl init/bxctl init --runtime $runtime/"
+		fi ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+
+# The README's quick start, word for word, in the owner's login shell. The
+# root install (sudo make install) is the staged tree already; bxctl init
+# gets this pass's runtime (for_runtime).
+check_quickstart() {
+	local f cmd first_line
+	qs_dir=$out/quickstart-$runtime
+	quickstart_commands || return 1
+	for f in "$qs_dir"/cmd-*; do
+		cmd=$(cat "$f")
+		case "$cmd" in
+		"sudo make install"*|"make"|"make all")
+			say "skipped (run.sh staged make install): $cmd"
+			continue ;;
+		esac
+		cmd=$(for_runtime "$cmd")
+		if printf '%s' "$cmd" | grep -q 'bxctl chat'; then
+			quickstart_model "$cmd" || return 1
+			say "\$ $cmd"
+			chat_start "$qs_dir/chat.out" "$cmd"
+			chat_wait "$qs_dir/chat.out" none || return 1
+			first_line=$(head -n 1 "$qs_file")
+			result_lines "$qs_dir/chat.out" | grep -q "^result [^:]*: result (.*): .*$first_line" ||
+				{ fail "the chat did not show the text of $qs_file in a result"; return 1; }
+			grep -q '^model: quick start: the file is read.$' "$qs_dir/chat.out" ||
+				{ fail "the chat did not show the model's reply"; return 1; }
+			continue
+		fi
+		say "\$ $cmd"
+		as_owner "$cmd" || { fail "the quick start's command exited $?: $cmd"; return 1; }
+	done
+	grep -q 'bxctl chat' "$qs_dir"/cmd-* ||
+		{ fail "the quick start has no bxctl chat"; return 1; }
+	grep -q "kind *= *\"$runtime\"" "$bxconf/brokerd.toml" ||
+		{ fail "brokerd.toml does not say kind = \"$runtime\""; return 1; }
+}
+
+# one_call OUTFILE TOOL ARGS_JSON: the model asks for one call, then says
+# "done."; the chat must end without an approval.
+one_call() {
+	start_model "$(call_json "$2" "$3")" '{"text": "done."}' || return 1
+	chat_start "$1" "bxctl chat --say 'vm check'"
+	chat_wait "$1" none
+}
+
+# grant NAME TOOL MODE KEY VALUES: a grant file of the owner's.
+grant() {
+	owner_write "$bxhome/grants/$1.toml" <<EOF
+# tests/vm/guest.sh's grant $1.
+tool = "$2"
+mode = "$3"
+max_taint = "secret"
+result_class = "private"
+untrusted = false
+expires = "2099-01-01T00:00:00.000Z"
+
+[constraints]
+$4 = [$5]
+EOF
+}
+
+# The checks' own files and grants, beside the quick start's.
+make_fixtures() {
+	local v=$ohome/vmt
+	runuser -u "$owner" -- mkdir -p "$v/ask/private" "$v/work"
+	printf 'Buy oat milk.\nCall the plumber on Tuesday.\n' | owner_write "$v/ask/notes.txt"
+	printf 'not for the model\n' | owner_write "$v/ask/private/key.txt"
+	grant vm-ask read_file ask paths "\"$v/ask\""
+	grant vm-deny read_file deny paths "\"$v/ask/private\""
+	grant vm-write write_file auto paths "\"$v/work\""
+	grant vm-shell shell auto paths "\"$v/work\""
+	grant vm-fetch http_fetch auto hosts '"example.org"'
+}
+
+# An ask grant: the call waits; bxctl approve lets it run; the file's text
+# comes back from the sandbox.
+check_approve() {
+	local o=$out/checks/$runtime-approve.chat id rc
+	make_fixtures || return 1
+	start_model "$(call_json read_file "{\"path\": \"$ohome/vmt/ask/notes.txt\"}")" \
+		'{"text": "done."}' || return 1
+	chat_start "$o" "bxctl chat --say 'read my notes'"
+	chat_wait "$o" stop
+	rc=$?
+	case $rc in
+	2) ;;
+	0) fail "the chat ended without asking for an approval"; return 1 ;;
+	*) return 1 ;;
+	esac
+	as_owner 'bxctl approvals'
+	id=$(pending_approval)
+	say "bxctl approve $id"
+	as_owner "bxctl approve $id" || { fail "bxctl approve $id exited $?"; chat_kill; return 1; }
+	chat_wait "$o" none || return 1
+	result_lines "$o" | grep -qF 'result (private): Buy oat milk.\u000aCall the plumber on Tuesday.' ||
+		fail "the approved read's result is not the file's text"
+}
+
+# A deny grant wins over the ask grant that also covers the file.
+check_deny() {
+	local o=$out/checks/$runtime-deny.chat
+	one_call "$o" read_file "{\"path\": \"$ohome/vmt/ask/private/key.txt\"}" || return 1
+	result_lines "$o" | grep -qF 'denied (public): Denied: a grant forbids this call.' ||
+		{ fail "the read was not denied by the deny grant"; return 1; }
+	if grep -q 'not for the model' "$o"; then
+		fail "the denied file's text reached the chat"
+	fi
+}
+
+check_write_file() {
+	local o=$out/checks/$runtime-write.chat f=$ohome/vmt/work/todo.txt
+	one_call "$o" write_file "{\"path\": \"$f\", \"content\": \"oat milk\\nplumber\\n\"}" || return 1
+	result_lines "$o" | grep -qF "result (private): wrote 17 bytes to $f" ||
+		{ fail "write_file did not report 17 bytes written"; return 1; }
+	[ "$(cat "$f")" = "$(printf 'oat milk\nplumber')" ] ||
+		{ fail "todo.txt holds $(od -c "$f" | head -n 3)"; return 1; }
+	[ "$(stat -c %U "$f")" = "$owner" ] || fail "todo.txt belongs to $(stat -c %U "$f"), not $owner"
+}
+
+check_shell() {
+	local o=$out/checks/$runtime-shell.chat
+	one_call "$o" shell "{\"command\": \"wc -l < todo.txt; uname -n\", \"cwd\": \"$ohome/vmt/work\"}" || return 1
+	result_lines "$o" | grep -qF 'result (private): 2\u000aboxmaker\u000a' ||
+		fail "the shell call did not count todo.txt's lines on host boxmaker"
+}
+
+# http_fetch with no network at all (qemu -nic none): the call must end
+# failed, with a message naming the host, not hang.
+check_fetch_offline() {
+	local o=$out/checks/$runtime-fetch.chat
+	one_call "$o" http_fetch '{"url": "https://example.org/"}' || return 1
+	result_lines "$o" | grep -qE '^result [^:]*: failed \([a-z, ]*\): .*example\.org' ||
+		fail "http_fetch offline did not fail with a message naming example.org"
+}
+
+# A 900 MiB allocation against the default 512 MiB: out of memory.
+check_memory() {
+	local o=$out/checks/$runtime-memory.chat
+	one_call "$o" shell "{\"command\": \"dd if=/dev/zero of=/dev/null bs=900M count=1; echo survived\", \"cwd\": \"$ohome/vmt/work\"}" || return 1
+	result_lines "$o" | grep -qF 'out of memory (512 MiB)' ||
+		fail "the 900 MiB allocation did not end as out of memory (512 MiB)"
+}
+
+# The processes still in a call's cgroup (none once its call is answered).
+call_cgroup_procs() {
+	find /sys/fs/cgroup -path '*call-*' -name cgroup.procs -exec cat {} + 2> /dev/null
+}
+
+# A fork bomb against pids = 128: forks fail (the pids limit), the call
+# ends, and nothing of it stays.
+check_fork_bomb() {
+	local o=$out/checks/$runtime-forkbomb.chat
+	one_call "$o" shell "{\"command\": \"f() { f | f & }; f; sleep 60\", \"cwd\": \"$ohome/vmt/work\"}" || return 1
+	result_lines "$o" | grep -qE '^result [^:]*: (failed|result) ' ||
+		{ fail "the fork bomb's call has no result"; return 1; }
+	result_lines "$o" | grep -qF 'Cannot fork' ||
+		{ fail "no fork failed: the pids limit did not bite"; return 1; }
+	if [ -n "$(call_cgroup_procs)" ]; then
+		say "processes left in call cgroups:"
+		call_cgroup_procs | xargs -r ps -o pid,user,cmd -p
+		fail "the fork bomb left processes behind"
+	fi
+}
+
+# systemctl --user restart brokerd (with a 5 s call timeout now), and a
+# call after it works.
+check_restart() {
+	local o=$out/checks/$runtime-restart.chat
+	set_runner_key timeout_ms 5000 || return 1
+	say "systemctl --user restart brokerd"
+	as_owner 'systemctl --user restart brokerd' || { fail "restart exited $?"; return 1; }
+	wait_until 60 "brokerd active again" user_systemctl is-active --quiet brokerd.service ||
+		return 1
+	wait_until 60 "bxctl grants check to reach the new brokerd" owner_env bxctl grants check ||
+		return 1
+	one_call "$o" shell "{\"command\": \"echo after the restart\", \"cwd\": \"$ohome/vmt/work\"}" || return 1
+	result_lines "$o" | grep -qF 'result (private): after the restart\u000a' ||
+		fail "the call after the restart did not run"
+}
+
+# sleep 1000 under timeout_ms = 5000: timed out, well before 1000 s.
+check_timeout() {
+	local o=$out/checks/$runtime-timeout.chat t0=$SECONDS
+	one_call "$o" shell "{\"command\": \"sleep 1000\", \"cwd\": \"$ohome/vmt/work\"}" || return 1
+	say "the chat took $((SECONDS - t0)) s"
+	result_lines "$o" | grep -qF 'timed out after 5 s' ||
+		fail "sleep 1000 did not end as timed out after 5 s"
+}
+
+check_audit_verify() {
+	local o
+	o=$(as_owner 'bxctl audit verify' 2>&1)
+	echo "$o"
+	case "$o" in
+	"audit: ok"*) ;;
+	*) fail "bxctl audit verify did not print audit: ok" ;;
+	esac
+}
+
+# Nothing of the sandboxes outlives the units.
+leftovers() {
+	local c
+	c=$(owner_env podman ps -a --format '{{.Names}} {{.Status}}' 2>&1)
+	[ -z "$c" ] || echo "podman ps -a: $c"
+	find /sys/fs/cgroup -name 'call-*' -type d | sed 's/^/cgroup: /'
+	pgrep -a -x 'bwrap|bxtool|conmon|bxegress' | sed 's/^/process: /'
+}
+
+check_stop() {
+	user_systemctl is-active --quiet brokerd.service ||
+		{ fail "brokerd was not running before the stop"; return 1; }
+	say "systemctl --user stop brokerd loopd"
+	as_owner 'systemctl --user stop brokerd loopd' || { fail "stop exited $?"; return 1; }
+	if ! wait_until 30 "no container, call cgroup or sandbox process left" \
+		test -z "$(leftovers)"; then
+		leftovers
+		return 1
+	fi
+}
+
+# Every check for one runtime, from a fresh owner.
+run_runtime() {
+	runtime=$1
+	reset_owner
+	echo
+	echo "=== runtime $runtime"
+	check "$runtime: README quick start, word for word" check_quickstart
+	check "$runtime: ask grant, bxctl approve" check_approve
+	check "$runtime: deny grant wins over ask" check_deny
+	check "$runtime: write_file" check_write_file
+	check "$runtime: shell" check_shell
+	check "$runtime: http_fetch offline ends with a message" check_fetch_offline
+	check "$runtime: 900 MiB allocation is out of memory" check_memory
+	check "$runtime: fork bomb ends" check_fork_bomb
+	check "$runtime: restart brokerd, a call works after" check_restart
+	check "$runtime: sleep 1000 times out" check_timeout
+	check "$runtime: bxctl audit verify" check_audit_verify
+	check "$runtime: stop leaves no container, cgroup or process" check_stop
+	stop_model
+}
+
+# scripts/demo.sh from the owner's login shell, on a copy of the checkout
+# with the build's programs (make demo minus the compiler).
+check_demo() {
+	local rc
+	reset_owner
+	rm -rf "$ohome/boxmaker"
+	cp -a "$disk/src" "$ohome/boxmaker" && chown -R "$owner:" "$ohome/boxmaker" || return 1
+	say "cd ~/boxmaker && scripts/demo.sh build"
+	timeout 900 su - "$owner" -c 'cd ~/boxmaker && scripts/demo.sh build' \
+		< /dev/null > "$out/checks/demo.out" 2>&1
+	rc=$?
+	cat "$out/checks/demo.out"
+	[ $rc -eq 0 ] || { fail "scripts/demo.sh exited $rc"; return 1; }
+	tail -n 1 "$out/checks/demo.out" | grep -q '^audit: ok' ||
+		fail "the demo's last line is not bxctl audit verify's audit: ok"
+}
+
+main() {
+	echo "guest.sh on $(uname -n): $(uname -r), $(stat -fc %T /sys/fs/cgroup), $(nproc) CPUs"
+	echo "owner $owner: $(id "$owner"); user@$uid.service $(systemctl is-active user@$uid.service)"
+	if check "install the staged tree" check_install; then
+		check "bxctl init (no flags)" check_init
+		run_runtime podman
+		run_runtime bwrap
+		check "demo: scripts/demo.sh as the owner" check_demo
+	fi
+	reset_owner
+	echo
+	echo "=== results"
+	cat "$out/results"
+	echo "$passed passed, $failed failed" | tee "$out/summary"
+}
+
+main "$@"
