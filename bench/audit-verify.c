@@ -55,11 +55,11 @@ main(int argc, char **argv)
 	sum[AUDITGEN_DAYS + 1] = NULL;
 	snprintf(out, sizeof(out), "%s/verify.out", home);
 	/* A first pass of each warms the page cache; then best of RUNS. */
-	bench_timed(sum, NULL);
+	bench_timed(sum, NULL, NULL);
 	for (i = 0; i < RUNS; i++) {
-		if ((t = bench_timed(verify, out)) < tv)
+		if ((t = bench_timed(verify, out, NULL)) < tv)
 			tv = t;
-		if ((t = bench_timed(sum, NULL)) < ts)
+		if ((t = bench_timed(sum, NULL, NULL)) < ts)
 			ts = t;
 	}
 	if ((fp = fopen(out, "r")) == NULL || fgets(first, sizeof(first),

@@ -1,6 +1,7 @@
 /*
  * timing.c: the benchmarks' clock, percentiles and clean-up (timing.h).
  */
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <fcntl.h>
@@ -64,10 +65,23 @@ bench_dial(const char *path)
 	return fd;
 }
 
+/* The CPU seconds used by the children waited for so far. */
+static double
+children_cpu(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) == -1)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
 double
-bench_timed(char *const *argv, const char *out)
+bench_timed(char *const *argv, const char *out, double *ret_cpu)
 {
 	int64_t start = bench_now_ns();
+	double cpu = children_cpu();
 	int status, fd;
 	pid_t pid;
 
@@ -88,5 +102,7 @@ bench_timed(char *const *argv, const char *out)
 		fprintf(stderr, "bench: %s failed\n", argv[0]);
 		exit(1);
 	}
+	if (ret_cpu != NULL)
+		*ret_cpu = children_cpu() - cpu;
 	return (double)(bench_now_ns() - start) / 1e9;
 }

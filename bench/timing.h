@@ -25,9 +25,10 @@ void	bench_rmtree(const char *dir);
 
 /*
  * Runs argv (argv[0] a path) with stdout to the file out (NULL:
- * /dev/null) and returns the seconds it took; a run that fails ends the
- * benchmark, naming the program.
+ * /dev/null) and returns the seconds it took; *ret_cpu (when not NULL)
+ * gets the CPU seconds it used, user and system, which a shared machine
+ * disturbs less. A run that fails ends the benchmark, naming the program.
  */
-double	bench_timed(char *const *argv, const char *out);
+double	bench_timed(char *const *argv, const char *out, double *ret_cpu);
 
 #endif
