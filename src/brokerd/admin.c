@@ -10,6 +10,7 @@
 
 #include "brokerd/admin.h"
 #include "brokerd/admin_console.h"
+#include "proto/frame.h"
 
 bool
 admin_kind(enum bx_msg_kind kind)
@@ -137,13 +138,25 @@ admin_handle_fd(struct broker *b, int fd, const struct bx_msg *req,
     int timeout_ms, struct bx_error *err)
 {
 	struct bx_msg *answer = NULL;
-	int rc;
+	char *line = NULL;
+	size_t len;
+	int rc = -1;
 
 	if (admin_handle(b, req, &answer, err) == -1)
 		answer = bx_msg_error(BX_CODE_INTERNAL, err->msg);
-	if (answer == NULL)
-		return bx_fail(err, "admin: out of memory");
-	rc = bx_msg_send(fd, answer, timeout_ms, err);
+	/* An answer that cannot be a frame (past 1 MiB) still gets one. */
+	if (answer != NULL && bx_msg_encode(answer, &line, &len, err) == -1) {
+		bx_msg_free(answer);
+		answer = bx_msg_error(BX_CODE_INTERNAL, err->msg);
+		if (answer != NULL && bx_msg_encode(answer, &line, &len,
+		    err) == -1)
+			line = NULL;
+	}
+	if (line == NULL)
+		bx_fail(err, "admin: out of memory");
+	else if (bx_frame_write(fd, line, len, timeout_ms, err) == BX_FRAME_OK)
+		rc = 0;
+	free(line);
 	bx_msg_free(answer);
 	return rc;
 }

@@ -32,10 +32,33 @@
 /* What the chain's hook needs. */
 struct log_run {
 	struct log_join		*join;
+	struct log_show		*show;
 	struct log_call		*call;		/* --call, or NULL */
+	bool			 live;		/* --follow, past the start */
 	bool			 failed;	/* the join ran out of memory */
 	struct bx_error		 err;
 };
+
+/*
+ * With --follow, an ask is shown as it starts to wait, not only once it
+ * is answered: an owner watching the log sees what waits for them.
+ */
+static void
+show_waiting(struct log_run *lr, const struct bx_chain_record *cr)
+{
+	struct log_entry *e;
+
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		return;
+	if (bx_audit_record_from_scan(cr->bytes, cr->len, cr->fast, &e->rec,
+	    NULL) == -1) {
+		free(e);
+		return;
+	}
+	e->kind = LOG_CALL;
+	e->at = cr->at;
+	log_show_entry(lr->show, e);
+}
 
 static void
 on_record(void *ctx, const struct bx_chain_record *cr)
@@ -46,6 +69,9 @@ on_record(void *ctx, const struct bx_chain_record *cr)
 		log_call_record(lr->call, cr);
 	else if (!lr->failed && log_join_record(lr->join, cr, &lr->err) == -1)
 		lr->failed = true;
+	else if (lr->live && cr->sum->type == BX_AUDIT_DECISION &&
+	    cr->sum->ask)
+		show_waiting(lr, cr);
 }
 
 /*
@@ -177,6 +203,7 @@ follow(const struct log_args *a, struct log_run *lr, struct log_show *s,
 		}
 		if (lr->join != NULL)
 			log_show_tail(s);
+		lr->live = true;
 		if ((f = bx_chain_failed(c)) != NULL || lr->failed) {
 			rv = lr->failed ? cli_fail("%s", lr->err.msg) :
 			    verdict(a, f, 0, NULL);
@@ -211,6 +238,7 @@ run(const struct log_args *a)
 	s.json = a->json;
 	s.tail = a->tail;
 	log_show_init(&s, stdout);
+	lr.show = &s;
 	if (a->call != NULL)
 		lr.call = &lc;
 	else if ((lr.join = log_join_new(log_show_entry, &s)) == NULL) {

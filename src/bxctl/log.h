@@ -48,7 +48,12 @@ struct log_entry {
 	bool			 has_approval, has_result;
 	struct bx_audit_record	 approval;
 	struct bx_audit_record	 result;
-	bool			 complete;	/* nothing more can come */
+	/*
+	 * Nothing more will be added: its last record is in, or the log
+	 * ended (or too many were open) first. An entry shown before that
+	 * is --follow's row for an ask that starts to wait.
+	 */
+	bool			 complete;
 };
 
 void	log_entry_free(struct log_entry *);
@@ -119,8 +124,9 @@ struct log_show {
 
 /*
  * What became of an ask: "approved", "refused", "expired", and without an
- * answer "pending", "abandoned" or "unanswered" (brokerd could not be
- * asked); NULL for a call that did not ask.
+ * answer "waiting" (shown while it waits, --follow), "pending",
+ * "abandoned" or "unanswered" (brokerd could not be asked); NULL for a
+ * call that did not ask.
  */
 const char	*log_answer(const struct log_show *, const struct log_entry *);
 /* The call's first denial (the Decision's or the Approval's), if any. */

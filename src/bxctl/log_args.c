@@ -157,7 +157,7 @@ check(const struct cli_command *cmd, int argc, char **argv,
 
 int
 log_args_parse(const struct cli_command *cmd, int argc, char **argv,
-    struct log_args *a, int *ret_status)
+    struct log_args *ret, int *ret_status)
 {
 	static const struct option longopts[] = {
 		{ "session", required_argument, NULL, 's' },
@@ -172,6 +172,7 @@ log_args_parse(const struct cli_command *cmd, int argc, char **argv,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct log_args args, *a = &args;
 	const char *home = NULL;
 	int ch, r = CLI_OK;
 
@@ -191,6 +192,8 @@ log_args_parse(const struct cli_command *cmd, int argc, char **argv,
 			return -1;
 		}
 	}
-	*ret_status = check(cmd, argc, argv, a, home);
-	return *ret_status == CLI_OK ? 0 : -1;
+	if ((*ret_status = check(cmd, argc, argv, a, home)) != CLI_OK)
+		return -1;
+	*ret = args;
+	return 0;
 }

@@ -99,6 +99,7 @@ add_open(struct log_join *j, struct log_entry *e, struct bx_error *err)
 	if (j->n - j->nclosed >= LOG_OPEN_MAX) {
 		for (i = 0; j->slots[i].e == NULL; i++)
 			continue;
+		j->slots[i].e->complete = true;		/* as it will be shown */
 		close_at(j, i);
 	}
 	compact(j);
@@ -199,8 +200,10 @@ log_join_flush(struct log_join *j)
 	size_t i;
 
 	for (i = 0; i < j->n; i++)
-		if (j->slots[i].e != NULL)
+		if (j->slots[i].e != NULL) {
+			j->slots[i].e->complete = true;
 			close_at(j, i);
+		}
 	j->n = j->nclosed = 0;
 }
 

@@ -61,6 +61,9 @@ log_answer(const struct log_show *s, const struct log_entry *e)
 		return NULL;
 	if (e->has_approval)
 		return bx_answer_name(e->approval.event.approval.answer);
+	/* --follow shows an ask as it starts to wait, and again when done. */
+	if (!e->complete)
+		return "waiting";
 	if (!s->pending_known)
 		return "unanswered";
 	return pending(s, e->rec.seq) ? "pending" : "abandoned";

@@ -101,9 +101,12 @@ int
 options_admin_json(const struct cli_command *cmd, int argc, char **argv,
     const char *help, char *buf, bool *ret_json, int *ret_status)
 {
-	*ret_json = false;
-	return admin_options(cmd, argc, argv, help, buf, ret_json,
-	    ret_status);
+	bool json = false;
+
+	if (admin_options(cmd, argc, argv, help, buf, &json, ret_status) == -1)
+		return -1;
+	*ret_json = json;
+	return 0;
 }
 
 int

@@ -84,6 +84,35 @@ audit(const struct status *st)
 	printf("\n");
 }
 
+/* The grant set: ok, or each of its problems on a line of its own. */
+static void
+grants(const struct status *st)
+{
+	const struct bx_grant_problem *p;
+	size_t i;
+
+	label("grants");
+	if (st->grants == NULL) {
+		printf("unknown (brokerd is not running)\n");
+		return;
+	}
+	if (st->grants->grant_list.nproblems == 0) {
+		printf("ok: %zu grants\n", st->grants->grant_list.ngrants);
+		return;
+	}
+	printf("invalid: %zu problems\n", st->grants->grant_list.nproblems);
+	for (i = 0; i < st->grants->grant_list.nproblems; i++) {
+		p = &st->grants->grant_list.problems[i];
+		label("");
+		escape_puts(stdout, p->file);
+		if (p->has_line)
+			printf(":%" PRIu64, p->line);
+		printf(": ");
+		escape_puts(stdout, p->problem);
+		printf("\n");
+	}
+}
+
 static void
 daemons_and_grants(const struct status *st)
 {
@@ -91,14 +120,7 @@ daemons_and_grants(const struct status *st)
 
 	label("loopd");
 	printf("%s\n", st->loop_up ? "up" : "not running");
-	label("grants");
-	if (st->grants == NULL)
-		printf("unknown (brokerd is not running)\n");
-	else if (st->grants->grant_list.nproblems > 0)
-		printf("invalid: %zu problems\n",
-		    st->grants->grant_list.nproblems);
-	else
-		printf("ok: %zu grants\n", st->grants->grant_list.ngrants);
+	grants(st);
 	label("approvals");
 	if (st->approvals == NULL)
 		printf("unknown (brokerd is not running)\n");

@@ -72,8 +72,7 @@ ask_broker(struct status *st)
 	if (admin_ask(st->admin, BX_MSG_LIST_GRANTS, BX_MSG_GRANT_LIST,
 	    &st->grants, &err) == 0 && st->grants->grant_list.nproblems > 0)
 		attention(st, "the grant files have %zu problems, so every "
-		    "call is denied (bxctl grants list shows them); see "
-		    "docs/runbook.md#grants-invalid",
+		    "call is denied; see docs/runbook.md#grants-invalid",
 		    st->grants->grant_list.nproblems);
 	if (admin_ask(st->admin, BX_MSG_APPROVALS, BX_MSG_APPROVAL_LIST,
 	    &st->approvals, &err) == 0) {
@@ -117,20 +116,27 @@ read_audit(struct status *st)
 
 int
 status_gather(const struct cli_command *cmd, const struct status_args *a,
-    struct status *st)
+    struct status *ret)
 {
+	struct status *st;
 	struct bx_error err;
 	int r;
 
-	memset(st, 0, sizeof(*st));
-	if ((r = paths(cmd, a, st)) != CLI_OK)
+	/* Large (its paths), so built where it goes, and only on success. */
+	if ((st = calloc(1, sizeof(*st))) == NULL)
+		return cli_fail("out of memory");
+	if ((r = paths(cmd, a, st)) != CLI_OK) {
+		free(st);
 		return r;
+	}
 	st->now = show_now();
 	ask_broker(st);
 	if (!(st->loop_up = sock_probe(st->loop, &err) == 1))
 		attention(st, "loopd is not running at %s; see "
 		    "docs/runbook.md#loopd-not-running", st->loop);
 	read_audit(st);
+	*ret = *st;
+	free(st);
 	return CLI_OK;
 }
 

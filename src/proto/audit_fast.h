@@ -32,7 +32,13 @@ struct bx_audit_fast {
 	struct bx_audit_span	 by, post, reason;
 };
 
-/* 0 if line is a valid record in canonical form (then *ret is filled). */
+/*
+ * 0 if line is a valid record in canonical form, and *ret is filled. It
+ * is filled in place as the line is read, so on failure *ret holds
+ * whatever was read: it is the caller's scratch (the chain verifier's
+ * slot for the line), not a result, and copying it out on success would
+ * cost every line of every verify a copy.
+ */
 int	bx_audit_scan_full(const char *line, size_t len,
 	    struct bx_audit_fast *ret);
 

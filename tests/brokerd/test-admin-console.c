@@ -2,20 +2,25 @@
  * test-admin-console.c: the owner's console on admin.sock, answered
  * in-process (admin_console.c, admin_explain.c): status; the grant list
  * with its problems; sessions counted from the audit log and the state
- * files, a broken log refused naming where; and explain, brokerd
+ * files, a broken log refused naming where; explain, brokerd
  * explain's reasoning with the session's real taint, which writes no
- * record, raises no taint and runs nothing.
+ * record, raises no taint and runs nothing; and an answer too large for
+ * a frame answered with an error that says so.
  */
+#include <sys/socket.h>
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "broker-fixture.h"
 #include "grants-fixture.h"
+#include "proto/frame.h"
 
 static int
 setup(void **state)
@@ -288,6 +293,56 @@ test_explain_refusals(void **state)
 	bx_msg_free(m);
 }
 
+/*
+ * An answer past the 1 MiB frame (a grant list of 60 grants of 256 long
+ * paths each) is still answered: error internal, saying why.
+ */
+static void
+test_an_answer_too_large_for_a_frame(void **state)
+{
+	struct bfix *f = *state;
+	char *paths, id[32], one[160];
+	struct bx_frame_reader r;
+	struct bx_error err;
+	struct bx_msg *req, *m;
+	const char *line;
+	size_t len;
+	int sv[2], i, j;
+
+	assert_non_null(paths = malloc(256 * sizeof(one) + 512));
+	strcpy(paths, "tool = \"read_file\"\nmode = \"auto\"\n"
+	    "max_taint = \"secret\"\nresult_class = \"private\"\n"
+	    "expires = \"" BFIX_LATER "\"\n\n[constraints]\npaths = [");
+	for (j = 0; j < 256; j++) {
+		snprintf(one, sizeof(one), "%s\"/%0100d/%d\"", j > 0 ? ", " :
+		    "", 0, j);
+		strcat(paths, one);
+	}
+	strcat(paths, "]\n");
+	for (i = 0; i < 60; i++) {
+		snprintf(id, sizeof(id), "g%d.toml", i);
+		fixture_text(f->grants, id, paths);
+	}
+	free(paths);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+	    sv), 0);
+	req = bx_msg_new(BX_MSG_LIST_GRANTS);
+	assert_int_equal(admin_handle_fd(f->broker, sv[0], req, 10000, &err),
+	    0);
+	bx_msg_free(req);
+	bx_frame_reader_init(&r, sv[1]);
+	assert_int_equal(bx_frame_read(&r, 10000, &line, &len, &err),
+	    BX_FRAME_OK);
+	assert_int_equal(bx_msg_decode(line, len, &m, &err), 0);
+	assert_int_equal(m->kind, BX_MSG_ERROR);
+	assert_int_equal(m->error.code, BX_CODE_INTERNAL);
+	assert_non_null(strstr(m->error.message, "more than 1048576"));
+	bx_msg_free(m);
+	bx_frame_reader_free(&r);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int
 main(void)
 {
@@ -300,6 +355,7 @@ main(void)
 		T(test_sessions_on_a_broken_log),
 		T(test_explain),
 		T(test_explain_refusals),
+		T(test_an_answer_too_large_for_a_frame),
 	};
 #undef T
 

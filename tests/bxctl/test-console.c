@@ -366,6 +366,20 @@ test_status(void **state)
 	assert_non_null(strstr(res.out, "\"loopd\":{\"up\":true}"));
 	run_result_free(&res);
 
+	/* An invalid grant set: each problem, inert, and the runbook. */
+	healthy(e, "0.3.0", "{\"kind\":\"approval_list\",\"items\":[]}");
+	fake_admin_reply(e->admin, "list_grants", "{\"kind\":\"grant_list\","
+	    "\"grants\":[],\"problems\":[{\"file\":\"/g/x.toml\",\"line\":2,"
+	    "\"problem\":\"unknown key \\\"\\u001b[8m\\\"\"}]}");
+	run(e, &res, "status", NULL, NULL, NULL);
+	assert_int_equal(res.status, 1);
+	assert_non_null(strstr(res.out, "grants     invalid: 1 problems\n"
+	    "           /g/x.toml:2: unknown key \"\\u001b[8m\"\n"));
+	assert_non_null(strstr(res.out, "needs you: the grant files have 1 "
+	    "problems, so every call is denied; see "
+	    "docs/runbook.md#grants-invalid\n"));
+	run_result_free(&res);
+
 	/* loopd down and a log that no longer verifies. */
 	fake_stop(loop);
 	log.prev.bytes[0] ^= 1;

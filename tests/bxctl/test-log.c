@@ -644,15 +644,24 @@ test_follow(void **state)
 	alog_decision(&e->log, "s1", "c2", "read_file", "{\"n\":2}",
 	    BX_OUTCOME_DENIED, BX_DENY_NO_GRANT, NULL);
 	await(out[0], buf, sizeof(buf), &len, "{\"n\":2}");
+	/* An ask shows as it starts to wait, and again once answered. */
+	d = alog_decision(&e->log, "s1", "c4", "shell", "{\"n\":4}",
+	    BX_OUTCOME_ASK, 0, "sh");
+	await(out[0], buf, sizeof(buf), &len, "ask: waiting");
+	alog_approval(&e->log, "s1", "c4", d, BX_ANSWER_REFUSED, NULL,
+	    BX_OUTCOME_DENIED, BX_DENY_APPROVAL_REFUSED);
+	await(out[0], buf, sizeof(buf), &len, "ask: refused by bxctl");
 	/* The next day's file. */
 	e->log.time += ALOG_DAY_MS;
 	alog_decision(&e->log, "s1", "c3", "read_file", "{\"n\":3}",
 	    BX_OUTCOME_DENIED, BX_DENY_NO_GRANT, NULL);
-	await(out[0], buf, sizeof(buf), &len, "2025-09-19 10:00:03  s1");
+	await(out[0], buf, sizeof(buf), &len, "2025-09-19 10:00:05  s1");
 	/* A break in the chain ends it, naming where. */
 	alog_raw(&e->log, "garbage\n", 8);
 	await(out[0], buf, sizeof(buf), &len, "chain: broken at "
 	    "2025-09-19.jsonl:2: not an audit record");
+	/* Nothing was shown twice but the waiting ask. */
+	assert_null(strstr(strstr(buf, "{\"n\":2}") + 1, "{\"n\":2}"));
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
 	close(out[0]);
