@@ -35,6 +35,14 @@ static const char status_help[] =
     "  --json               the status as one JSON object\n"
     "  --help               this text\n";
 
+/* Why something brokerd answers is not known. */
+static const char *
+unknown(const struct status *st)
+{
+	return st->broker == NULL ? "brokerd is not running" :
+	    "brokerd did not answer";
+}
+
 /* "label      " then the rest of the line. */
 static void
 label(const char *name)
@@ -93,7 +101,7 @@ grants(const struct status *st)
 
 	label("grants");
 	if (st->grants == NULL) {
-		printf("unknown (brokerd is not running)\n");
+		printf("unknown (%s)\n", unknown(st));
 		return;
 	}
 	if (st->grants->grant_list.nproblems == 0) {
@@ -123,7 +131,7 @@ daemons_and_grants(const struct status *st)
 	grants(st);
 	label("approvals");
 	if (st->approvals == NULL)
-		printf("unknown (brokerd is not running)\n");
+		printf("unknown (%s)\n", unknown(st));
 	else if (st->npending == 0)
 		printf("none pending\n");
 	else {
@@ -142,7 +150,7 @@ text(const struct status *st)
 	audit(st);
 	label("sessions");
 	if (st->sessions == NULL)
-		printf("unknown (brokerd is not running)\n");
+		printf("unknown (%s)\n", unknown(st));
 	else
 		printf("%" PRIu64 "\n", st->sessions->session_list.total);
 	for (i = 0; i < st->nattention; i++) {

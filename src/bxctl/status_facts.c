@@ -70,12 +70,16 @@ ask_broker(struct status *st)
 		return;
 	}
 	if (admin_ask(st->admin, BX_MSG_LIST_GRANTS, BX_MSG_GRANT_LIST,
-	    &st->grants, &err) == 0 && st->grants->grant_list.nproblems > 0)
+	    &st->grants, &err) == -1)
+		attention(st, "%s", err.msg);
+	else if (st->grants->grant_list.nproblems > 0)
 		attention(st, "the grant files have %zu problems, so every "
 		    "call is denied; see docs/runbook.md#grants-invalid",
 		    st->grants->grant_list.nproblems);
 	if (admin_ask(st->admin, BX_MSG_APPROVALS, BX_MSG_APPROVAL_LIST,
-	    &st->approvals, &err) == 0) {
+	    &st->approvals, &err) == -1)
+		attention(st, "%s", err.msg);
+	else {
 		l = &st->approvals->approval_list;
 		st->npending = l->nitems;
 		for (i = 0; i < l->nitems; i++)
