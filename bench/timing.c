@@ -1,10 +1,15 @@
 /*
  * timing.c: the benchmarks' clock, percentiles and clean-up (timing.h).
  */
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "proto/unixsock.h"
 #include "timing.h"
@@ -58,4 +63,46 @@ bench_dial(const char *path)
 	if (bx_unix_connect(path, 0, &fd, &err) == -1)
 		return -1;
 	return fd;
+}
+
+/* The CPU seconds used by the children waited for so far. */
+static double
+children_cpu(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) == -1)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+double
+bench_timed(char *const *argv, const char *out, double *ret_cpu)
+{
+	int64_t start = bench_now_ns();
+	double cpu = children_cpu();
+	int status, fd;
+	pid_t pid;
+
+	if ((pid = fork()) == -1) {
+		perror("bench: fork");
+		exit(1);
+	}
+	if (pid == 0) {
+		fd = open(out != NULL ? out : "/dev/null",
+		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd == -1 || dup2(fd, 1) == -1)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "bench: %s failed\n", argv[0]);
+		exit(1);
+	}
+	if (ret_cpu != NULL)
+		*ret_cpu = children_cpu() - cpu;
+	return (double)(bench_now_ns() - start) / 1e9;
 }

@@ -1,7 +1,8 @@
 /*
  * timing.h: what the benchmarks share: a monotonic nanosecond clock, the
  * median and p99 of a set of timings, removing a benchmark's temporary
- * tree, and connecting to brokerd's socket. Nothing here allocates.
+ * tree, connecting to brokerd's socket, and timing a program's run.
+ * Nothing here allocates.
  */
 #ifndef BENCH_TIMING_H
 #define BENCH_TIMING_H
@@ -21,5 +22,13 @@ int	bench_dial(const char *path);
 
 /* Removes dir and everything below it, not following symlinks. */
 void	bench_rmtree(const char *dir);
+
+/*
+ * Runs argv (argv[0] a path) with stdout to the file out (NULL:
+ * /dev/null) and returns the seconds it took; *ret_cpu (when not NULL)
+ * gets the CPU seconds it used, user and system, which a shared machine
+ * disturbs less. A run that fails ends the benchmark, naming the program.
+ */
+double	bench_timed(char *const *argv, const char *out, double *ret_cpu);
 
 #endif

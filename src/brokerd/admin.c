@@ -1,19 +1,24 @@
 /*
  * admin.c: the owner's requests on admin.sock. Each is answered from the
  * approvals table or a fresh read of the grants directory; nothing here
- * writes a record itself (the call's broker thread does).
+ * writes a record itself (the call's broker thread does). The console's
+ * kinds are answered by admin_console.c and admin_explain.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "brokerd/admin.h"
+#include "brokerd/admin_console.h"
+#include "proto/frame.h"
 
 bool
 admin_kind(enum bx_msg_kind kind)
 {
 	return kind == BX_MSG_APPROVALS || kind == BX_MSG_APPROVE ||
-	    kind == BX_MSG_REFUSE || kind == BX_MSG_CHECK_GRANTS;
+	    kind == BX_MSG_REFUSE || kind == BX_MSG_CHECK_GRANTS ||
+	    kind == BX_MSG_SESSIONS || kind == BX_MSG_EXPLAIN ||
+	    kind == BX_MSG_STATUS || kind == BX_MSG_LIST_GRANTS;
 }
 
 static struct bx_msg *
@@ -69,21 +74,14 @@ answer(struct broker *b, uint64_t id, enum approvals_answer ans,
 static struct bx_msg *
 check(struct broker *b, struct bx_error *err)
 {
-	const struct grant_problem *gp;
 	struct grants *set = NULL;
 	struct bx_msg *msg = NULL;
-	size_t i;
 
 	if (grants_load(broker_config(b)->grants_dir, &set, err) == -1)
 		return NULL;
-	if ((msg = bx_msg_new(BX_MSG_GRANTS_REPORT)) == NULL)
+	if ((msg = bx_msg_new(BX_MSG_GRANTS_REPORT)) == NULL ||
+	    admin_add_problems(msg, set) == -1)
 		goto nomem;
-	for (i = 0; i < set->gs_nproblems; i++) {
-		gp = &set->gs_problems[i];
-		if (bx_msg_add_problem(msg, gp->gp_file, gp->gp_line > 0,
-		    (uint64_t)gp->gp_line, gp->gp_problem) == -1)
-			goto nomem;
-	}
 	grants_free(set);
 	return msg;
 nomem:
@@ -113,6 +111,18 @@ admin_handle(struct broker *b, const struct bx_msg *req, struct bx_msg **ret,
 	case BX_MSG_CHECK_GRANTS:
 		msg = check(b, err);
 		break;
+	case BX_MSG_SESSIONS:
+		msg = admin_sessions(b, err);
+		break;
+	case BX_MSG_EXPLAIN:
+		msg = admin_explain(b, &req->explain, err);
+		break;
+	case BX_MSG_STATUS:
+		msg = admin_status(b, err);
+		break;
+	case BX_MSG_LIST_GRANTS:
+		msg = admin_list_grants(b, err);
+		break;
 	default:
 		msg = bx_msg_error(BX_CODE_BAD_REQUEST, "not an admin request");
 		break;
@@ -128,13 +138,25 @@ admin_handle_fd(struct broker *b, int fd, const struct bx_msg *req,
     int timeout_ms, struct bx_error *err)
 {
 	struct bx_msg *answer = NULL;
-	int rc;
+	char *line = NULL;
+	size_t len;
+	int rc = -1;
 
 	if (admin_handle(b, req, &answer, err) == -1)
 		answer = bx_msg_error(BX_CODE_INTERNAL, err->msg);
-	if (answer == NULL)
-		return bx_fail(err, "admin: out of memory");
-	rc = bx_msg_send(fd, answer, timeout_ms, err);
+	/* An answer that cannot be a frame (past 1 MiB) still gets one. */
+	if (answer != NULL && bx_msg_encode(answer, &line, &len, err) == -1) {
+		bx_msg_free(answer);
+		answer = bx_msg_error(BX_CODE_INTERNAL, err->msg);
+		if (answer != NULL && bx_msg_encode(answer, &line, &len,
+		    err) == -1)
+			line = NULL;
+	}
+	if (line == NULL)
+		bx_fail(err, "admin: out of memory");
+	else if (bx_frame_write(fd, line, len, timeout_ms, err) == BX_FRAME_OK)
+		rc = 0;
+	free(line);
 	bx_msg_free(answer);
 	return rc;
 }

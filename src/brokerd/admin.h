@@ -5,6 +5,7 @@
  *	approve { approval }		approve_result { outcome }, the re-decision
  *	refuse { approval, reason }	ok {}
  *	check_grants {}			grants_report { problems }, empty when valid
+ *	sessions, explain, status, list_grants	the console (admin_console.h)
  *
  * An unknown or already answered approval is error no_such_approval. Which
  * kinds a socket accepts is serve's business; admin_handle answers any other
@@ -20,7 +21,7 @@
 #include "proto/error.h"
 #include "proto/message.h"
 
-/* Whether kind is one of the four admin kinds. */
+/* Whether kind is one of the eight admin kinds. */
 bool	admin_kind(enum bx_msg_kind);
 
 /*

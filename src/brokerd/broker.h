@@ -58,6 +58,10 @@ struct broker_config {
 	const struct runtime		*runtime;	/* NULL: runner_refusing */
 	const struct audit_clock	*clock;		/* NULL: the real clock */
 	const struct broker_log		*log;		/* NULL: silent */
+	/* For the owner's console (admin_console.c). */
+	const char			*home;		/* audit/ is under it */
+	const char			*runtime_kind;	/* NULL: "refuse" */
+	int64_t				 started;	/* ms; serving since */
 };
 
 /*

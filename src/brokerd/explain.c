@@ -79,8 +79,8 @@ parse_options(int argc, char **argv, struct options *o, FILE *errs)
 	return 0;
 }
 
-static const struct grant *
-find_grant(const struct grants *set, const char *id)
+const struct grant *
+explain_find_grant(const struct grants *set, const char *id)
 {
 	size_t i;
 
@@ -155,16 +155,14 @@ sep(int *n)
 	return (*n)++ == 0 ? "" : ";";
 }
 
-/* Why one candidate was or was not chosen, in words. */
-static void
-print_candidate(FILE *out, const struct decision *d,
+void
+explain_why(FILE *out, const struct decision *d,
     const struct policy_candidate *c, const struct grant *g)
 {
 	char when[BX_TIME_LEN + 1];
 	int n = 0;
 
 	bx_time_format(g->g_expires, when);
-	fprintf(out, "  %s (%s): ", c->pc_id, grant_mode_name(c->pc_mode));
 	switch (c->pc_verdict) {
 	case POLICY_MATCHED:
 		fprintf(out, "matched");
@@ -187,6 +185,15 @@ print_candidate(FILE *out, const struct decision *d,
 		    bx_class_name(g->g_max_taint));
 	if (!c->pc_covered)
 		print_not_covered(out, sep(&n), decision_args(d), g);
+}
+
+/* Why one candidate was or was not chosen, in words, on a line. */
+static void
+print_candidate(FILE *out, const struct decision *d,
+    const struct policy_candidate *c, const struct grant *g)
+{
+	fprintf(out, "  %s (%s): ", c->pc_id, grant_mode_name(c->pc_mode));
+	explain_why(out, d, c, g);
 	fprintf(out, "\n");
 }
 
@@ -229,7 +236,7 @@ print_text(FILE *out, const struct decision *d, const struct grants *set)
 		fprintf(out, "candidates:\n");
 	for (i = 0; i < decision_ncandidates(d); i++)
 		print_candidate(out, d, decision_candidate(d, i),
-		    find_grant(set, decision_candidate(d, i)->pc_id));
+		    explain_find_grant(set, decision_candidate(d, i)->pc_id));
 }
 
 static json_t *
@@ -279,7 +286,7 @@ json_candidates(const struct decision *d, const struct grants *set)
 
 	for (i = 0; a != NULL && i < decision_ncandidates(d); i++) {
 		c = decision_candidate(d, i);
-		g = find_grant(set, c->pc_id);
+		g = explain_find_grant(set, c->pc_id);
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:b, "
 		    "s:b, s:o, s:s}", "id", c->pc_id, "mode",
 		    grant_mode_name(c->pc_mode), "verdict",
@@ -328,7 +335,7 @@ print_json(FILE *out, const struct decision *d, const struct grants *set,
 		json_object_set_new(outcome, "reason",
 		    json_string(bx_deny_name(o.reason)));
 	if (decision_has_grant(d))
-		g = find_grant(set, decision_grant_id(d));
+		g = explain_find_grant(set, decision_grant_id(d));
 	obj = json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 	    "tool", tool, "taint",
 	    bx_class_name(decision_taint(d)), "now", json_time(decision_now(d)),

@@ -24,6 +24,24 @@
 #define EXPLAIN_USAGE	"brokerd explain [--config PATH] [--taint CLASS] " \
 	"[--now TIMESTAMP] [--json] TOOL ARGUMENTS_JSON"
 
+struct decision;
+struct grant;
+struct grants;
+struct policy_candidate;
+
+/*
+ * The reasoning itself, shared with admin.sock's explain
+ * (admin_explain.c): why candidate c (grant g) of decision d was or was
+ * not chosen, in words ("matched", or "ruled out:" and every reason),
+ * written to out without a newline.
+ */
+void	explain_why(FILE *out, const struct decision *d,
+	    const struct policy_candidate *c, const struct grant *g);
+
+/* The grant of set with that id, or NULL. */
+const struct grant	*explain_find_grant(const struct grants *set,
+			    const char *id);
+
 /*
  * argv[0] is "explain"; the report goes to out, errors and usage to errs.
  * Returns the exit status.

@@ -23,6 +23,7 @@
 #include "brokerd/runner_sandbox.h"
 #include "brokerd/sdnotify.h"
 #include "brokerd/serve.h"
+#include "proto/clock.h"
 
 
 struct daemon {
@@ -183,6 +184,9 @@ start(struct daemon *d, const struct broker_log *log, const char *config_path,
 	}
 	bc.grants_dir = d->d_cfg->c_grants;
 	bc.ttl_ms = d->d_cfg->c_ttl_ms;
+	bc.home = d->d_cfg->c_home;
+	bc.runtime_kind = config_runner_kind_name(d->d_cfg->c_runner.cr_kind);
+	bc.started = bx_clock_wall_ms();
 	bc.audit = d->d_audit;
 	bc.state = d->d_state;
 	bc.approvals = d->d_approvals;

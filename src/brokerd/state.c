@@ -5,6 +5,7 @@
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -262,4 +263,30 @@ state_release(struct state_store *s, struct state_hold *h)
 	h->sh_held = false;
 	pthread_cond_broadcast(&s->ss_released);
 	pthread_mutex_unlock(&s->ss_lock);
+}
+
+int
+state_each(struct state_store *s, void (*fn)(void *ctx, const char *session),
+    void *ctx, struct bx_error *err)
+{
+	char id[BX_ID_MAX + 1];
+	struct dirent *de;
+	size_t len;
+	DIR *dir;
+
+	if ((dir = opendir(s->ss_dir)) == NULL)
+		return bx_fail(err, "state: cannot read %s: %s", s->ss_dir,
+		    strerror(errno));
+	while ((de = readdir(dir)) != NULL) {
+		len = strlen(de->d_name);
+		if (len <= 5 || len - 5 > BX_ID_MAX ||
+		    strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		memcpy(id, de->d_name, len - 5);
+		id[len - 5] = '\0';
+		if (bx_session_id_check(id, NULL) == 0)
+			fn(ctx, id);
+	}
+	closedir(dir);
+	return 0;
 }

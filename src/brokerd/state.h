@@ -64,6 +64,14 @@ int	state_write_atomic(void *ctx, const char *dir, const char *name,
 int	state_read(struct state_store *, const char *session,
 	    struct state_value *ret, struct bx_error *);
 
+/*
+ * Calls fn with the id of each session that has a state file, in no
+ * order; names that are not <SessionId>.json (a .tmp left by a crash) are
+ * passed over. Fails only if the directory cannot be read.
+ */
+int	state_each(struct state_store *, void (*fn)(void *ctx,
+	    const char *session), void *ctx, struct bx_error *);
+
 /* Writes the session's state through the writer. */
 int	state_write(struct state_store *, const char *session,
 	    const struct state_value *, struct bx_error *);

@@ -45,3 +45,17 @@ out:
 	close(fd);
 	return rc;
 }
+
+int
+admin_ask(const char *path, enum bx_msg_kind kind, enum bx_msg_kind want,
+    struct bx_msg **ret, struct bx_error *err)
+{
+	struct bx_msg *req;
+	int rc;
+
+	if ((req = bx_msg_new(kind)) == NULL)
+		return bx_fail(err, "out of memory");
+	rc = admin_call(path, req, want, ret, err);
+	bx_msg_free(req);
+	return rc;
+}

@@ -25,4 +25,8 @@
 int	admin_call(const char *path, const struct bx_msg *req,
 	    enum bx_msg_kind want, struct bx_msg **ret, struct bx_error *);
 
+/* admin_call() of a request with no fields (approvals, status, ...). */
+int	admin_ask(const char *path, enum bx_msg_kind kind,
+	    enum bx_msg_kind want, struct bx_msg **ret, struct bx_error *);
+
 #endif

@@ -1,7 +1,8 @@
 /*
  * audit-verify.c: `bxctl audit verify` (see audit-verify.h). Each file is
  * mapped whole and every line is hashed where it lies, as it is, so the
- * verifier goes about as fast as reading and hashing the bytes.
+ * verifier goes about as fast as reading and hashing the bytes
+ * (audit-read.h); anchors are checked as the records go by (anchors.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,12 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bxctl/anchors.h"
+#include "bxctl/audit-read.h"
 #include "bxctl/audit-verify.h"
 #include "bxctl/escape.h"
 #include "bxctl/options.h"
-#include "proto/audit_files.h"
 #include "proto/chain.h"
-#include "proto/defaults.h"
 
 static const char verify_help[] =
     "Reads every audit file in HOME/audit in name order, checks the hash\n"
@@ -27,10 +28,18 @@ static const char verify_help[] =
     "or the first failure as FILE:LINE: WHAT, with exit status 1.\n"
     "brokerd need not be running.\n"
     "\n"
-    "  --home PATH  the Boxmaker home (default $BOXMAKER_HOME, else\n"
-    "               /var/lib/boxmaker for root and\n"
-    "               ~/.local/share/boxmaker for anyone else)\n"
-    "  --help       this text\n";
+    "With anchors (SEQ:HASH, as bxctl audit head prints them) it also\n"
+    "fails unless the log still holds record SEQ with that hash: a\n"
+    "missing record means the tail was cut, another hash that the log\n"
+    "was rewritten.\n"
+    "\n"
+    "  --home PATH     the Boxmaker home (default $BOXMAKER_HOME, else\n"
+    "                  /var/lib/boxmaker for root and\n"
+    "                  ~/.local/share/boxmaker for anyone else)\n"
+    "  --anchor A      check anchor A (SEQ:HASH); may be repeated\n"
+    "  --anchors FILE  check every anchor in FILE, one per line (blank\n"
+    "                  lines and lines starting with # are skipped)\n"
+    "  --help          this text\n";
 
 static void
 put_location(const struct bx_location *at)
@@ -85,61 +94,44 @@ print_report(const struct bx_chain_report *r)
 	return CLI_OK;
 }
 
-/* Feeds every file to c; on failure prints why and returns CLI_FAIL. */
 static int
-feed_all(struct bx_chain *c, const char *dir)
-{
-	struct bx_error err;
-	const char *buf;
-	char **names;
-	size_t i, n, len;
-	int dirfd, rv = CLI_FAIL;
-
-	if ((dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return cli_fail("cannot open %s: %s", dir, strerror(errno));
-	if (bx_audit_list(dirfd, &names, &n, &err) == -1) {
-		close(dirfd);
-		return cli_fail("%s: %s", dir, err.msg);
-	}
-	for (i = 0; i < n; i++) {
-		if (bx_audit_map(dirfd, names[i], &buf, &len, &err) == -1) {
-			cli_fail("%s", err.msg);
-			goto out;
-		}
-		bx_audit_feed(c, names[i], buf, len);
-		bx_audit_unmap(buf, len);
-	}
-	rv = CLI_OK;
-out:
-	bx_audit_names_free(names, n);
-	close(dirfd);
-	return rv;
-}
-
-static int
-verify(const char *home)
+verify(const char *home, struct anchors *as)
 {
 	struct bx_chain_report *r;
 	struct bx_error err;
-	struct bx_chain *c;
-	char dir[PATH_MAX];
+	char path[PATH_MAX];
 	int rv;
 
-	if ((size_t)snprintf(dir, sizeof(dir), "%s/audit", home) >= sizeof(dir))
-		return cli_fail("the home path is too long");
-	if ((c = bx_chain_new()) == NULL)
-		return cli_fail("out of memory");
-	if ((rv = feed_all(c, dir)) != CLI_OK) {
-		bx_chain_free(c);
-		return rv;
-	}
-	if (bx_chain_finish(c, &r, &err) == -1)
+	anchors_sort(as);
+	if (audit_home(home, path, &err) == -1 ||
+	    audit_read(path, as->n > 0 ? anchors_on_record : NULL, as, &r,
+	    &err) == -1)
 		return cli_fail("%s", err.msg);
 	rv = print_report(r);
+	if (anchors_print(stdout, as, r) > 0)
+		rv = CLI_FAIL;
 	bx_chain_report_free(r);
 	if (fflush(stdout) == EOF)
 		return cli_fail("cannot write the report: %s", strerror(errno));
 	return rv;
+}
+
+/* --anchor A and --anchors FILE, in the order given. */
+static int
+add_anchor(const struct cli_command *cmd, struct anchors *as, int ch,
+    const char *arg)
+{
+	struct bx_error err;
+
+	if (ch == 'a') {
+		if (anchors_add(as, arg, &err) == -1)
+			return cli_usage_error(cmd, "--anchor '%s': %s", arg,
+			    err.msg);
+		return CLI_OK;
+	}
+	if (anchors_load(as, arg, &err) == -1)
+		return cli_fail("%s", err.msg);
+	return CLI_OK;
 }
 
 int
@@ -147,32 +139,40 @@ cmd_audit_verify(const struct cli_command *cmd, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "home", required_argument, NULL, 'H' },
+		{ "anchor", required_argument, NULL, 'a' },
+		{ "anchors", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bx_defaults defaults;
-	struct bx_error err;
+	struct anchors as = { 0 };
 	const char *home = NULL;
-	int ch, r;
+	int ch, r = CLI_OK;
 
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while (r == CLI_OK &&
+	    (ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'H':
 			home = optarg;
 			break;
+		case 'a':
+		case 'f':
+			r = add_anchor(cmd, &as, ch, optarg);
+			break;
 		case 'h':
-			return cli_help(cmd, verify_help);
+			r = cli_help(cmd, verify_help);
+			anchors_free(&as);
+			return r;
 		default:
-			return cli_option_error(cmd, ch, argv);
+			r = cli_option_error(cmd, ch, argv);
+			break;
 		}
 	}
-	if ((r = options_operands(cmd, argc, argv, 0, "")) != CLI_OK)
-		return r;
-	if (home != NULL)
-		return verify(home);
-	if (bx_defaults_get(&defaults, &err) == -1)
-		return cli_fail("%s", err.msg);
-	return verify(defaults.d_home);
+	if (r == CLI_OK)
+		r = options_operands(cmd, argc, argv, 0, "");
+	if (r == CLI_OK)
+		r = verify(home, &as);
+	anchors_free(&as);
+	return r;
 }

@@ -13,6 +13,12 @@ int	cmd_approve(const struct cli_command *, int, char **);
 int	cmd_refuse(const struct cli_command *, int, char **);
 int	cmd_grants_check(const struct cli_command *, int, char **);
 int	cmd_chat(const struct cli_command *, int, char **);
+int	cmd_audit_head(const struct cli_command *, int, char **);
+int	cmd_log(const struct cli_command *, int, char **);
+int	cmd_status(const struct cli_command *, int, char **);
+int	cmd_sessions(const struct cli_command *, int, char **);
+int	cmd_explain(const struct cli_command *, int, char **);
+int	cmd_grants_list(const struct cli_command *, int, char **);
 int	cmd_init(const struct cli_command *, int, char **);
 
 #endif

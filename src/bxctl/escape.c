@@ -122,6 +122,17 @@ escape_valid_utf8(const char *s, size_t len)
 	return true;
 }
 
+/* How many bytes from p on are printable ASCII, which pass as they are. */
+static size_t
+plain_run(const unsigned char *p, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && p[i] >= 0x20 && p[i] < 0x7f)
+		i++;
+	return i;
+}
+
 int
 escape_write(FILE *fp, const char *s, size_t len)
 {
@@ -130,6 +141,13 @@ escape_write(FILE *fp, const char *s, size_t len)
 	size_t i = 0, n, outlen;
 
 	while (i < len) {
+		/* Most text is a run of printable ASCII: one write for it. */
+		if ((n = plain_run(p + i, len - i)) > 0) {
+			if (fwrite(p + i, 1, n, fp) != n)
+				return -1;
+			i += n;
+			continue;
+		}
 		n = escape_step(p + i, len - i, out, &outlen);
 		if (fwrite(out, 1, outlen, fp) != outlen)
 			return -1;
@@ -158,6 +176,12 @@ escape_string(const char *s, size_t len)
 	if ((buf = malloc(len * ESCAPE_GROWTH + 1)) == NULL)
 		return NULL;
 	while (i < len) {
+		if ((n = plain_run(p + i, len - i)) > 0) {
+			memcpy(buf + o, p + i, n);
+			o += n;
+			i += n;
+			continue;
+		}
 		n = escape_step(p + i, len - i, out, &outlen);
 		memcpy(buf + o, out, outlen);
 		o += outlen;

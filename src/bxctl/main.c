@@ -9,11 +9,24 @@
 #include "bxctl/audit-verify.h"
 #include "bxctl/cli.h"
 #include "bxctl/commands.h"
+#include "bxctl/log_args.h"
 #include "proto/help.h"
 
 static const struct cli_command commands[] = {
 	{ "init", cmd_init, "bxctl init [--runtime podman|bwrap] [--force]" },
-	{ "audit verify", cmd_audit_verify, "bxctl audit verify [--home PATH]" },
+	{ "audit verify", cmd_audit_verify,
+	    "bxctl audit verify [--home PATH] [--anchor SEQ:HASH]... "
+	    "[--anchors FILE]" },
+	{ "audit head", cmd_audit_head, "bxctl audit head [--home PATH]" },
+	{ "log", cmd_log, LOG_USAGE },
+	{ "status", cmd_status, "bxctl status [--home PATH] "
+	    "[--admin-socket PATH] [--loop-socket PATH] [--json]" },
+	{ "sessions", cmd_sessions,
+	    "bxctl sessions [--json] [--admin-socket PATH]" },
+	{ "explain", cmd_explain, "bxctl explain [--session ID] [--json] "
+	    "[--admin-socket PATH] TOOL ARGUMENTS_JSON" },
+	{ "grants list", cmd_grants_list,
+	    "bxctl grants list [--json] [--admin-socket PATH]" },
 	{ "approvals", cmd_approvals,
 	    "bxctl approvals [--admin-socket PATH]" },
 	{ "approve", cmd_approve,

@@ -46,11 +46,18 @@ bad:
 	    s);
 }
 
-int
-options_admin_only(const struct cli_command *cmd, int argc, char **argv,
-    const char *help, char *buf, int *ret_status)
+/* --admin-socket, --help, and --json when json is not NULL. */
+static int
+admin_options(const struct cli_command *cmd, int argc, char **argv,
+    const char *help, char *buf, bool *json, int *ret_status)
 {
 	static const struct option longopts[] = {
+		{ "admin-socket", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct option no_json[] = {
 		{ "admin-socket", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -60,10 +67,14 @@ options_admin_only(const struct cli_command *cmd, int argc, char **argv,
 
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":h", json != NULL ? longopts :
+	    no_json, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			socket = optarg;
+			break;
+		case 'j':
+			*json = true;
 			break;
 		case 'h':
 			*ret_status = cli_help(cmd, help);
@@ -77,6 +88,25 @@ options_admin_only(const struct cli_command *cmd, int argc, char **argv,
 		return -1;
 	*ret_status = options_socket(cmd, socket, SOCK_ADMIN_REL, buf);
 	return *ret_status == CLI_OK ? 0 : -1;
+}
+
+int
+options_admin_only(const struct cli_command *cmd, int argc, char **argv,
+    const char *help, char *buf, int *ret_status)
+{
+	return admin_options(cmd, argc, argv, help, buf, NULL, ret_status);
+}
+
+int
+options_admin_json(const struct cli_command *cmd, int argc, char **argv,
+    const char *help, char *buf, bool *ret_json, int *ret_status)
+{
+	bool json = false;
+
+	if (admin_options(cmd, argc, argv, help, buf, &json, ret_status) == -1)
+		return -1;
+	*ret_json = json;
+	return 0;
 }
 
 int

@@ -6,6 +6,7 @@
 #ifndef BXCTL_OPTIONS_H
 #define BXCTL_OPTIONS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bxctl/cli.h"
@@ -38,6 +39,13 @@ int	options_approval_id(const struct cli_command *, const char *,
  */
 int	options_admin_only(const struct cli_command *, int argc, char **argv,
 	    const char *help, char *buf, int *ret_status);
+
+/*
+ * The same for a console command that also takes --json (sessions,
+ * grants list): *ret_json says whether it was given.
+ */
+int	options_admin_json(const struct cli_command *, int argc, char **argv,
+	    const char *help, char *buf, bool *ret_json, int *ret_status);
 
 /*
  * Checks that argc - optind operands remain, exactly want of them; prints

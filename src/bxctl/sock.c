@@ -47,3 +47,19 @@ sock_connect(const char *path, const char *daemon, int *ret_fd,
 	*ret_fd = fd;
 	return 0;
 }
+
+int
+sock_probe(const char *path, struct bx_error *err)
+{
+	struct bx_error why;
+	int fd;
+
+	if (bx_unix_connect(path, 0, &fd, &why) == 0) {
+		close(fd);
+		return 1;
+	}
+	if (errno == ENOENT || errno == ECONNREFUSED)
+		return 0;
+	*err = why;
+	return -1;
+}

@@ -32,4 +32,11 @@ int	sock_default_path(const char *rel, char *buf, struct bx_error *);
 int	sock_connect(const char *path, const char *daemon, int *ret_fd,
 	    struct bx_error *);
 
+/*
+ * Whether a daemon listens at path: 1 if a connection is taken (and closed
+ * at once, before anything is sent), 0 if nothing listens there (no socket
+ * file, or no listener behind it), -1 with err for anything else.
+ */
+int	sock_probe(const char *path, struct bx_error *);
+
 #endif

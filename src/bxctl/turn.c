@@ -3,7 +3,6 @@
  * one; each event type has a small printer, and approval_pending also
  * looks the approval up on admin.sock and, interactively, asks.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "bxctl/answer.h"
 #include "bxctl/cli.h"
 #include "bxctl/escape.h"
+#include "bxctl/jsonout.h"
 #include "bxctl/peer.h"
 #include "bxctl/show.h"
 #include "bxctl/sock.h"
@@ -32,47 +32,16 @@ struct turn_state {
 	bool			 failed;
 };
 
-/*
- * jansson writes \uXXXX with uppercase hex digits; bxctl's escapes are
- * lowercase everywhere. In ASCII-only JSON a backslash occurs only inside
- * strings, so walking escape by escape is exact.
- */
-static void
-lower_hex(char *s)
-{
-	size_t i;
-
-	while ((s = strchr(s, '\\')) != NULL) {
-		if (s[1] != 'u') {
-			s += s[1] == '\0' ? 1 : 2;
-			continue;
-		}
-		for (i = 2; i < 6 && s[i] != '\0'; i++)
-			s[i] = (char)tolower((unsigned char)s[i]);
-		s += i;
-	}
-}
-
 int
 turn_json(FILE *fp, const char *line, size_t len)
 {
 	json_t *obj;
-	char *s;
 	int rc;
 
 	if (bx_json_parse(line, len, &obj, NULL) == -1)
 		return -1;
-	s = json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII |
-	    JSON_PRESERVE_ORDER);
+	rc = jsonout_print(fp, obj);
 	json_decref(obj);
-	if (s == NULL)
-		return -1;
-	lower_hex(s);
-	/* On ASCII-only JSON the escaper changes only DEL, into \u007f. */
-	rc = escape_puts(fp, s);
-	free(s);
-	if (rc == 0 && fputc('\n', fp) == EOF)
-		rc = -1;
 	return rc;
 }
 

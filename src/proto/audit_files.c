@@ -165,20 +165,31 @@ bx_audit_unmap(const char *buf, size_t len)
 		munmap((void *)(uintptr_t)buf, len);
 }
 
+size_t
+bx_audit_feed_lines(struct bx_chain *c, const char *buf, size_t len,
+    bool whole)
+{
+	const char *p = buf, *end = buf + len, *nl;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL) {
+			if (!whole)
+				break;
+			bx_chain_line(c, p, (size_t)(end - p), true, false);
+			return len;
+		}
+		bx_chain_line(c, p, (size_t)(nl - p), whole && nl + 1 == end,
+		    true);
+		p = nl + 1;
+	}
+	return (size_t)(p - buf);
+}
+
 void
 bx_audit_feed(struct bx_chain *c, const char *name, const char *buf,
     size_t len)
 {
-	const char *p = buf, *end = buf + len, *nl;
-
 	bx_chain_file(c, name);
-	while (p < end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (nl == NULL) {
-			bx_chain_line(c, p, (size_t)(end - p), true, false);
-			return;
-		}
-		bx_chain_line(c, p, (size_t)(nl - p), nl + 1 == end, true);
-		p = nl + 1;
-	}
+	bx_audit_feed_lines(c, buf, len, true);
 }

@@ -48,4 +48,13 @@ void	bx_audit_unmap(const char *buf, size_t len);
 void	bx_audit_feed(struct bx_chain *c, const char *name, const char *buf,
 	    size_t len);
 
+/*
+ * Feeds the lines of buf to c, in the file bx_chain_file last named. With
+ * whole, the bytes are all the file holds: as bx_audit_feed. Without, more
+ * may follow (a live log): a last line without its newline is not fed, and
+ * no line is flagged last. Returns the bytes fed.
+ */
+size_t	bx_audit_feed_lines(struct bx_chain *c, const char *buf, size_t len,
+	    bool whole);
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/audit_fast.h"
 #include "proto/audit_record.h"
 #include "proto/utf8.h"
 
@@ -157,9 +158,14 @@ hash(struct cursor *c, struct bx_hash *ret)
 }
 
 static bool
-boolean(struct cursor *c)
+boolean(struct cursor *c, bool *ret)
 {
-	return LIT(c, "true") || LIT(c, "false");
+	if (LIT(c, "true")) {
+		*ret = true;
+		return true;
+	}
+	*ret = false;
+	return LIT(c, "false");
 }
 
 static bool
@@ -169,158 +175,189 @@ id_char(char ch, bool call)
 	    ch == '-' || (call && ((ch >= 'A' && ch <= 'Z') || ch == '_'));
 }
 
+/* A string, kept as a span of the line. */
+static bool
+span(struct cursor *c, struct bx_audit_span *ret)
+{
+	return str(c, &ret->s, &ret->len, &ret->plain);
+}
+
 /* An identifier (types.h): 1 to BX_ID_MAX characters of its set. */
 static bool
-id(struct cursor *c, bool call)
+id(struct cursor *c, bool call, struct bx_audit_span *ret)
 {
-	const char *s;
-	size_t len, i;
-	bool plain;
+	size_t i;
 
-	if (!str(c, &s, &len, &plain) || !plain || len == 0 ||
-	    len > BX_ID_MAX)
+	if (!span(c, ret) || !ret->plain || ret->len == 0 ||
+	    ret->len > BX_ID_MAX)
 		return false;
-	for (i = 0; i < len; i++)
-		if (!id_char(s[i], call))
+	for (i = 0; i < ret->len; i++)
+		if (!id_char(ret->s[i], call))
 			return false;
 	return true;
 }
 
+/* A string or null (a span with s NULL). */
 static bool
-any_str(struct cursor *c)
+opt_str(struct cursor *c, struct bx_audit_span *ret)
 {
-	const char *s;
-	size_t len;
-	bool plain;
-
-	return str(c, &s, &len, &plain);
+	if (LIT(c, "null")) {
+		ret->s = NULL;
+		return true;
+	}
+	return span(c, ret);
 }
 
 static bool
-opt_str(struct cursor *c)
+class(struct cursor *c, enum bx_class *ret)
 {
-	return LIT(c, "null") || any_str(c);
+	if (LIT(c, "\"public\""))
+		*ret = BX_CLASS_PUBLIC;
+	else if (LIT(c, "\"private\""))
+		*ret = BX_CLASS_PRIVATE;
+	else if (LIT(c, "\"secret\""))
+		*ret = BX_CLASS_SECRET;
+	else
+		return false;
+	return true;
 }
 
 static bool
-class(struct cursor *c)
+session_call(struct cursor *c, struct bx_audit_fast *f)
 {
-	return LIT(c, "\"public\"") || LIT(c, "\"private\"") ||
-	    LIT(c, "\"secret\"");
-}
-
-static bool
-session_call(struct cursor *c)
-{
-	return LIT(c, ",\"session\":") && id(c, false) &&
-	    LIT(c, ",\"call\":") && id(c, true);
+	return LIT(c, ",\"session\":") && id(c, false, &f->session) &&
+	    LIT(c, ",\"call\":") && id(c, true, &f->call);
 }
 
 /* {"outcome":"allowed"}, {"outcome":"ask"}, {"outcome":"denied","reason":R} */
 static bool
-outcome(struct cursor *c, bool *ret_ask)
+outcome(struct cursor *c, struct bx_outcome *ret)
 {
 	const char *r;
 	char buf[32];
-	enum bx_deny reason;
 	size_t len;
 	bool plain;
 
 	if (!LIT(c, ",\"outcome\":{\"outcome\":"))
 		return false;
-	*ret_ask = false;
+	ret->reason = 0;
+	ret->kind = BX_OUTCOME_ALLOWED;
 	if (LIT(c, "\"allowed\"}"))
 		return true;
-	if (LIT(c, "\"ask\"}")) {
-		*ret_ask = true;
+	ret->kind = BX_OUTCOME_ASK;
+	if (LIT(c, "\"ask\"}"))
 		return true;
-	}
+	ret->kind = BX_OUTCOME_DENIED;
 	if (!LIT(c, "\"denied\",\"reason\":"))
 		return false;
 	if (!str(c, &r, &len, &plain) || !plain || len >= sizeof(buf))
 		return false;
 	memcpy(buf, r, len);
 	buf[len] = '\0';
-	return bx_deny_parse(buf, &reason, NULL) == 0 && LIT(c, "}");
+	return bx_deny_parse(buf, &ret->reason, NULL) == 0 && LIT(c, "}");
 }
 
 static bool
-decision(struct cursor *c, struct bx_audit_summary *s)
+decision(struct cursor *c, struct bx_audit_fast *f)
 {
-	struct bx_hash h;
+	struct bx_ev_decision *d = &f->rec.event.decision;
 
-	if (!session_call(c) || !LIT(c, ",\"tool\":") || !any_str(c) ||
-	    !LIT(c, ",\"arguments\":") || !any_str(c) || !outcome(c, &s->ask))
+	if (!session_call(c, f) || !LIT(c, ",\"tool\":") ||
+	    !span(c, &f->tool) || !LIT(c, ",\"arguments\":") ||
+	    !span(c, &f->arguments) || !outcome(c, &d->outcome))
 		return false;
-	if (!LIT(c, ",\"grant\":") || !(LIT(c, "null") || id(c, false)))
+	f->sum.ask = d->outcome.kind == BX_OUTCOME_ASK;
+	f->grant.s = NULL;
+	if (!LIT(c, ",\"grant\":") ||
+	    !(LIT(c, "null") || id(c, false, &f->grant)))
 		return false;
-	if (!LIT(c, ",\"grant_sha256\":") || !(LIT(c, "null") || hash(c, &h)))
+	d->has_grant_sha256 = false;
+	if (!LIT(c, ",\"grant_sha256\":"))
 		return false;
-	return LIT(c, ",\"taint\":") && class(c) &&
-	    LIT(c, ",\"untrusted\":") && boolean(c);
+	if (!LIT(c, "null")) {
+		if (!hash(c, &d->grant_sha256))
+			return false;
+		d->has_grant_sha256 = true;
+	}
+	return LIT(c, ",\"taint\":") && class(c, &d->taint) &&
+	    LIT(c, ",\"untrusted\":") && boolean(c, &d->untrusted);
 }
 
 static bool
-approval(struct cursor *c, struct bx_audit_summary *s)
+approval(struct cursor *c, struct bx_audit_fast *f)
 {
 	static const char *answers[] = { "approved", "refused", "expired" };
-	bool ask;
+	struct bx_ev_approval *a = &f->rec.event.approval;
+	int answer;
 
-	return session_call(c) && LIT(c, ",\"decision\":") &&
-	    u64(c, &s->decision) && LIT(c, ",\"answer\":") &&
-	    name(c, answers, 3) >= 0 && LIT(c, ",\"by\":") && opt_str(c) &&
-	    LIT(c, ",\"post\":") && opt_str(c) &&
-	    LIT(c, ",\"reason\":") && opt_str(c) && outcome(c, &ask);
+	if (!session_call(c, f) || !LIT(c, ",\"decision\":") ||
+	    !u64(c, &a->decision) || !LIT(c, ",\"answer\":") ||
+	    (answer = name(c, answers, 3)) < 0)
+		return false;
+	a->answer = (enum bx_answer)answer;
+	f->sum.decision = a->decision;
+	return LIT(c, ",\"by\":") && opt_str(c, &f->by) &&
+	    LIT(c, ",\"post\":") && opt_str(c, &f->post) &&
+	    LIT(c, ",\"reason\":") && opt_str(c, &f->reason) &&
+	    outcome(c, &a->outcome);
 }
 
 static bool
-result(struct cursor *c, struct bx_audit_summary *s)
+result(struct cursor *c, struct bx_audit_fast *f)
 {
-	struct bx_hash h;
-	uint64_t bytes;
+	struct bx_ev_result *r = &f->rec.event.result;
 
-	return session_call(c) && LIT(c, ",\"decision\":") &&
-	    u64(c, &s->decision) &&
-	    (LIT(c, ",\"status\":\"result\"") ||
-	    LIT(c, ",\"status\":\"failed\"")) &&
-	    LIT(c, ",\"class\":") && class(c) &&
-	    LIT(c, ",\"untrusted\":") && boolean(c) &&
-	    LIT(c, ",\"truncated\":") && boolean(c) &&
-	    LIT(c, ",\"bytes\":") && u64(c, &bytes) &&
-	    LIT(c, ",\"sha256\":") && hash(c, &h) &&
-	    LIT(c, ",\"taint_after\":") && class(c);
+	if (!session_call(c, f) || !LIT(c, ",\"decision\":") ||
+	    !u64(c, &r->decision))
+		return false;
+	f->sum.decision = r->decision;
+	if (LIT(c, ",\"status\":\"result\""))
+		r->status = BX_RESULT_STATUS_RESULT;
+	else if (LIT(c, ",\"status\":\"failed\""))
+		r->status = BX_RESULT_STATUS_FAILED;
+	else
+		return false;
+	return LIT(c, ",\"class\":") && class(c, &r->class) &&
+	    LIT(c, ",\"untrusted\":") && boolean(c, &r->untrusted) &&
+	    LIT(c, ",\"truncated\":") && boolean(c, &r->truncated) &&
+	    LIT(c, ",\"bytes\":") && u64(c, &r->bytes) &&
+	    LIT(c, ",\"sha256\":") && hash(c, &r->sha256) &&
+	    LIT(c, ",\"taint_after\":") && class(c, &r->taint_after);
 }
 
 static bool
-accepted_break(struct cursor *c, struct bx_audit_summary *s)
+accepted_break(struct cursor *c, struct bx_audit_fast *f)
 {
-	const char *f;
+	struct bx_audit_summary *s = &f->sum;
+	const char *p;
 	size_t len;
 	bool plain;
 
-	if (!LIT(c, ",\"file\":") || !str(c, &f, &len, &plain) || !plain ||
-	    len == 0 || len > BX_AUDIT_FILE_MAX || memchr(f, '/', len) != NULL)
+	if (!LIT(c, ",\"file\":") || !str(c, &p, &len, &plain) || !plain ||
+	    len == 0 || len > BX_AUDIT_FILE_MAX || memchr(p, '/', len) != NULL)
 		return false;
-	memcpy(s->file, f, len);
+	memcpy(s->file, p, len);
 	s->file[len] = '\0';
 	return LIT(c, ",\"line\":") && u64(c, &s->line) &&
 	    LIT(c, ",\"last_good\":") && hash(c, &s->last_good);
 }
 
 static bool
-event(struct cursor *c, struct bx_audit_summary *s)
+event(struct cursor *c, struct bx_audit_fast *f)
 {
+	struct bx_audit_summary *s = &f->sum;
+
 	if (LIT(c, "\"decision\"")) {
 		s->type = BX_AUDIT_DECISION;
-		return decision(c, s);
+		return decision(c, f);
 	}
 	if (LIT(c, "\"result\"")) {
 		s->type = BX_AUDIT_RESULT;
-		return result(c, s);
+		return result(c, f);
 	}
 	if (LIT(c, "\"approval\"")) {
 		s->type = BX_AUDIT_APPROVAL;
-		return approval(c, s);
+		return approval(c, f);
 	}
 	if (LIT(c, "\"recovery\"")) {
 		s->type = BX_AUDIT_RECOVERY;
@@ -329,14 +366,15 @@ event(struct cursor *c, struct bx_audit_summary *s)
 	}
 	if (LIT(c, "\"accepted_break\"")) {
 		s->type = BX_AUDIT_ACCEPTED_BREAK;
-		return accepted_break(c, s);
+		return accepted_break(c, f);
 	}
 	return false;
 }
 
 static bool
-fast(const char *line, size_t len, struct bx_audit_summary *s)
+fast(const char *line, size_t len, struct bx_audit_fast *f)
 {
+	struct bx_audit_summary *s = &f->sum;
 	struct cursor c = { line, line + len };
 	char tbuf[BX_TIME_LEN + 1];
 
@@ -349,7 +387,7 @@ fast(const char *line, size_t len, struct bx_audit_summary *s)
 	if (bx_time_parse(tbuf, &s->time, NULL) == -1)
 		return false;
 	return LIT(&c, "\",\"prev\":") && hash(&c, &s->prev) &&
-	    LIT(&c, ",\"event\":{\"type\":") && event(&c, s) &&
+	    LIT(&c, ",\"event\":{\"type\":") && event(&c, f) &&
 	    LIT(&c, "}}") && c.p == c.end;
 }
 
@@ -388,18 +426,24 @@ bx_audit_record_summarize(const struct bx_audit_record *rec,
 }
 
 int
-bx_audit_record_scan_fast(const char *line, size_t len,
-    struct bx_audit_summary *ret)
+bx_audit_scan_full(const char *line, size_t len, struct bx_audit_fast *ret)
 {
-	struct bx_audit_summary s;
-
 	/* The decoder's limit holds here too, or the two would disagree. */
 	if (len > BX_AUDIT_LINE_MAX)
 		return -1;
-	memset(&s, 0, sizeof(s));
-	if (!fast(line, len, &s))
+	memset(&ret->sum, 0, sizeof(ret->sum));
+	return fast(line, len, ret) ? 0 : -1;
+}
+
+int
+bx_audit_record_scan_fast(const char *line, size_t len,
+    struct bx_audit_summary *ret)
+{
+	struct bx_audit_fast f;
+
+	if (bx_audit_scan_full(line, len, &f) == -1)
 		return -1;
-	*ret = s;
+	*ret = f.sum;
 	return 0;
 }
 

@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/audit_fast.h"
 #include "proto/audit_record.h"
 #include "proto/chain.h"
+#include "proto/chain_asks.h"
 #include "proto/sha256.h"
 
 /* The line held back until the next one (or the end) says what it was. */
@@ -18,20 +20,15 @@ struct held {
 	bool			 present;
 	struct bx_location	 at;
 	struct bx_hash		 hash;
+	const char		*bytes;		/* the caller's, for on_record */
 	uint64_t		 len;
 	bool			 has_newline;
 	bool			 file_after;	/* a new file began after it */
 	bool			 parsed;
 	bool			 ok;		/* parsed and chains */
-	struct bx_audit_summary	 sum;
+	struct bx_audit_fast	 fast;		/* fast.sum when parsed */
+	bool			 canonical;	/* and all of fast */
 	char			 what[BX_ERROR_MAX];
-};
-
-/* The ask decisions not yet approved, in seq order; removed ones flagged. */
-struct asks {
-	uint64_t	*seq;
-	bool		*gone;
-	size_t		 n, cap, ngone;
 };
 
 struct bx_chain {
@@ -68,27 +65,12 @@ struct bx_chain {
 	size_t			 nbreaks, capbreaks;
 	struct bx_location	*clock;
 	size_t			 nclock, capclock;
-	struct asks		 asks;
+	struct chain_asks	 asks;
+	bx_chain_record_fn	 on_record;
+	void			*on_record_ctx;
 };
 
 static const struct bx_hash zero_hash;
-
-/* Grows *arr (of size elements) to hold one more; false when out of memory. */
-static bool
-grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-	void **p = arr, *q;
-	size_t ncap;
-
-	if (n < *cap)
-		return true;
-	ncap = *cap == 0 ? 16 : *cap * 2;
-	if ((q = reallocarray(*p, ncap, size)) == NULL)
-		return false;
-	*p = q;
-	*cap = ncap;
-	return true;
-}
 
 static void
 oom(struct bx_chain *c)
@@ -102,67 +84,11 @@ static void
 push_location(struct bx_chain *c, struct bx_location **arr, size_t *n,
     size_t *cap, const struct bx_location *at)
 {
-	if (!grow(arr, cap, *n, sizeof(**arr))) {
+	if (!chain_grow(arr, cap, *n, sizeof(**arr))) {
 		oom(c);
 		return;
 	}
 	(*arr)[(*n)++] = *at;
-}
-
-static void
-asks_add(struct bx_chain *c, uint64_t seq)
-{
-	struct asks *a = &c->asks;
-	size_t cap = a->cap;
-
-	if (!grow(&a->seq, &cap, a->n, sizeof(*a->seq))) {
-		oom(c);
-		return;
-	}
-	cap = a->cap;
-	if (!grow(&a->gone, &cap, a->n, sizeof(*a->gone))) {
-		oom(c);
-		return;
-	}
-	a->cap = cap;
-	a->seq[a->n] = seq;
-	a->gone[a->n++] = false;
-}
-
-/* Drops the flagged entries once they are the majority. */
-static void
-asks_compact(struct asks *a)
-{
-	size_t i, j = 0;
-
-	if (a->ngone < 1024 || a->ngone * 2 < a->n)
-		return;
-	for (i = 0; i < a->n; i++)
-		if (!a->gone[i]) {
-			a->seq[j] = a->seq[i];
-			a->gone[j++] = false;
-		}
-	a->n = j;
-	a->ngone = 0;
-}
-
-static void
-asks_remove(struct asks *a, uint64_t seq)
-{
-	size_t lo = 0, hi = a->n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (a->seq[mid] < seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < a->n && a->seq[lo] == seq && !a->gone[lo]) {
-		a->gone[lo] = true;
-		a->ngone++;
-		asks_compact(a);
-	}
 }
 
 static struct bx_chain *
@@ -206,12 +132,20 @@ bx_chain_file(struct bx_chain *c, const char *name)
 		c->held->file_after = true;
 	c->lineno = 0;
 	if ((copy = strdup(name)) == NULL ||
-	    !grow(&c->files, &c->capfiles, c->nfiles, sizeof(*c->files))) {
+	    !chain_grow(&c->files, &c->capfiles, c->nfiles,
+	    sizeof(*c->files))) {
 		free(copy);
 		oom(c);
 		return;
 	}
 	c->files[c->nfiles++] = copy;
+}
+
+void
+bx_chain_on_record(struct bx_chain *c, bx_chain_record_fn fn, void *ctx)
+{
+	c->on_record = fn;
+	c->on_record_ctx = ctx;
 }
 
 static const char *
@@ -246,7 +180,8 @@ break_seq(const struct bx_chain *c)
 static void
 commit(struct bx_chain *c, const struct held *h)
 {
-	const struct bx_audit_summary *s = &h->sum;
+	const struct bx_audit_summary *s = &h->fast.sum;
+	struct bx_chain_record rec;
 
 	c->records++;
 	c->has_head = true;
@@ -256,10 +191,20 @@ commit(struct bx_chain *c, const struct held *h)
 		push_location(c, &c->clock, &c->nclock, &c->capclock, &h->at);
 	c->has_time = true;
 	c->last_time = s->time;
-	if (s->type == BX_AUDIT_DECISION && s->ask)
-		asks_add(c, s->seq);
-	else if (s->type == BX_AUDIT_APPROVAL)
-		asks_remove(&c->asks, s->decision);
+	if (s->type == BX_AUDIT_DECISION && s->ask) {
+		if (!chain_asks_add(&c->asks, s->seq))
+			oom(c);
+	} else if (s->type == BX_AUDIT_APPROVAL)
+		chain_asks_remove(&c->asks, s->decision);
+	if (c->on_record != NULL) {
+		rec.at = h->at;
+		rec.sum = s;
+		rec.fast = h->canonical ? &h->fast : NULL;
+		rec.hash = h->hash;
+		rec.bytes = h->bytes;
+		rec.len = h->len;
+		c->on_record(c->on_record_ctx, &rec);
+	}
 }
 
 /* Whether rec, a Recovery, describes h exactly and chains from before it. */
@@ -278,7 +223,7 @@ recovers(const struct bx_chain *c, const struct held *h,
 static bool
 accepts(const struct bx_chain *c, const struct held *h)
 {
-	const struct bx_audit_summary *s = &h->sum;
+	const struct bx_audit_summary *s = &h->fast.sum;
 
 	return h->parsed && s->type == BX_AUDIT_ACCEPTED_BREAK &&
 	    h->has_newline && strcmp(s->file, c->failure.at.file) == 0 &&
@@ -293,7 +238,7 @@ accept_break(struct bx_chain *c, const struct held *h)
 {
 	struct bx_chain_break b = { .at = h->at, .accepted = c->failure.at };
 
-	if (!grow(&c->breaks, &c->capbreaks, c->nbreaks, sizeof(b)))
+	if (!chain_grow(&c->breaks, &c->capbreaks, c->nbreaks, sizeof(b)))
 		oom(c);
 	else
 		c->breaks[c->nbreaks++] = b;
@@ -314,9 +259,9 @@ resolve(struct bx_chain *c, const struct bx_audit_summary *next)
 	if (c->failed) {
 		if (accepts(c, h)) {
 			accept_break(c, h);
-		} else if (h->parsed && (!c->has_max || h->sum.seq > c->max_seq)) {
+		} else if (h->parsed && (!c->has_max || h->fast.sum.seq > c->max_seq)) {
 			c->has_max = true;
-			c->max_seq = h->sum.seq;
+			c->max_seq = h->fast.sum.seq;
 		}
 	} else if (next != NULL && recovers(c, h, next)) {
 		push_location(c, &c->recoveries, &c->nrecoveries,
@@ -327,7 +272,7 @@ resolve(struct bx_chain *c, const struct bx_audit_summary *next)
 		fail(c, h);
 		if (h->parsed) {
 			c->has_max = true;
-			c->max_seq = h->sum.seq;
+			c->max_seq = h->fast.sum.seq;
 		}
 	}
 	c->has_last = true;
@@ -341,7 +286,7 @@ check(struct bx_chain *c, struct held *h, bool first_in_file)
 {
 	const struct bx_hash *want = c->has_head ? &c->head : &zero_hash;
 	const char *prevfile = c->last_file;
-	const struct bx_audit_summary *s = &h->sum;
+	const struct bx_audit_summary *s = &h->fast.sum;
 	const char *after = "";
 	char ctx[BX_AUDIT_FILE_MAX + 64] = "";
 
@@ -394,6 +339,7 @@ bx_chain_line(struct bx_chain *c, const char *bytes, size_t len,
 	h->at.file = current_file(c);
 	first = c->lineno == 0;
 	h->at.line = ++c->lineno;
+	h->bytes = bytes;
 	h->len = len;
 	h->has_newline = has_newline;
 	h->file_after = h->parsed = h->ok = false;
@@ -404,7 +350,10 @@ bx_chain_line(struct bx_chain *c, const char *bytes, size_t len,
 		c->broken = true;
 		return;
 	}
-	if (bx_audit_record_scan(bytes, len, &h->sum, &err) == 0)
+	/* The whole canonical line at once, for the record hook's reader. */
+	h->canonical = bx_audit_scan_full(bytes, len, &h->fast) == 0;
+	if (h->canonical ||
+	    bx_audit_record_scan(bytes, len, &h->fast.sum, &err) == 0)
 		h->parsed = true;
 	else
 		not_a_record(h, &err);
@@ -414,13 +363,26 @@ bx_chain_line(struct bx_chain *c, const char *bytes, size_t len,
 		snprintf(c->held->what, sizeof(c->held->what), "the line has "
 		    "no newline at its end, but more lines follow");
 	}
-	resolve(c, h->parsed ? &h->sum : NULL);
+	resolve(c, h->parsed ? &h->fast.sum : NULL);
 	if (!has_newline && !last_in_file)
 		snprintf(h->what, sizeof(h->what), "the line has no newline at "
 		    "its end, but more lines follow");
 	else if (!c->failed && h->parsed)
 		check(c, h, first);
 	c->held = h;
+}
+
+void
+bx_chain_settle(struct bx_chain *c)
+{
+	if (c->held->present && c->held->has_newline)
+		resolve(c, NULL);
+}
+
+const struct bx_chain_failure *
+bx_chain_failed(const struct bx_chain *c)
+{
+	return c->failed ? &c->failure : NULL;
 }
 
 static void
@@ -440,19 +402,6 @@ report_torn(struct bx_chain *c, struct bx_chain_report *r)
 		r->torn_prev = c->has_head ? c->head : zero_hash;
 		r->torn_seq = c->next_seq;
 	}
-}
-
-static void
-fill_abandoned(struct bx_chain *c, struct bx_chain_report *r)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < c->asks.n; i++)
-		if (!c->asks.gone[i])
-			c->asks.seq[n++] = c->asks.seq[i];
-	r->abandoned = c->asks.seq;
-	r->nabandoned = n;
-	c->asks.seq = NULL;
 }
 
 int
@@ -494,7 +443,7 @@ bx_chain_finish(struct bx_chain *c, struct bx_chain_report **ret,
 	r->nbreaks = c->nbreaks;
 	r->clock_warnings = c->clock;
 	r->nclock_warnings = c->nclock;
-	fill_abandoned(c, r);
+	r->abandoned = chain_asks_take(&c->asks, &r->nabandoned);
 	r->files = c->files;
 	r->nfiles = c->nfiles;
 	c->recoveries = NULL;
@@ -520,8 +469,7 @@ bx_chain_free(struct bx_chain *c)
 	free(c->recoveries);
 	free(c->breaks);
 	free(c->clock);
-	free(c->asks.seq);
-	free(c->asks.gone);
+	chain_asks_free(&c->asks);
 	free(c);
 }
 

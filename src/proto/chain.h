@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/audit_fast.h"
+#include "proto/audit_record.h"
 #include "proto/error.h"
 #include "proto/types.h"
 
@@ -86,17 +88,54 @@ struct bx_chain_report {
 	size_t			 nfiles;
 };
 
+/*
+ * A record the chain accepted (a line that verified, or the AcceptedBreak
+ * that cleared a failure), handed to a reader that wants more of the log
+ * than the report: seq and hash for anchors, the line for bxctl log. The
+ * line is the caller's bytes; sum, fast and bytes are valid during the call
+ * only. bx_audit_record_from_scan(bytes, len, fast) makes it a record.
+ */
+struct bx_chain_record {
+	struct bx_location		 at;
+	const struct bx_audit_summary	*sum;
+	/* All the fast path read of a canonical line, or NULL (audit_fast.h). */
+	const struct bx_audit_fast	*fast;
+	struct bx_hash			 hash;
+	const char			*bytes;		/* without the "\n" */
+	size_t				 len;
+};
+
+typedef void	(*bx_chain_record_fn)(void *ctx, const struct bx_chain_record *);
+
 struct bx_chain;
 
 /* Expects seq 0 and prev all zeros. NULL when out of memory. */
 struct bx_chain	*bx_chain_new(void);
 /* Continues from a known point: the next seq and the last line's hash. */
 struct bx_chain	*bx_chain_resume(uint64_t next_seq, const struct bx_hash *prev);
+/*
+ * Calls fn for every record accepted from now on, in order. A line is
+ * accepted only once the next one is fed (or the chain is settled or
+ * finished), so with fn set the bytes given to bx_chain_line must stay valid
+ * until the next bx_chain_line, bx_chain_settle or bx_chain_finish returns.
+ */
+void		 bx_chain_on_record(struct bx_chain *, bx_chain_record_fn fn,
+		    void *ctx);
 /* Starts the next file; the name is copied. */
 void		 bx_chain_file(struct bx_chain *, const char *name);
 /* Feeds one line without its "\n". */
 void		 bx_chain_line(struct bx_chain *, const char *bytes, size_t len,
 		    bool last_in_file, bool has_newline);
+/*
+ * Settles the line held back (one with its newline) now instead of at the
+ * next line: for a reader following a live log, which must show the last
+ * record before another is written. The price: a Recovery record written
+ * later for that line (its sync failed) can no longer recover it, and fails
+ * the chain there instead.
+ */
+void		 bx_chain_settle(struct bx_chain *);
+/* The first failure not accepted so far, or NULL. */
+const struct bx_chain_failure *bx_chain_failed(const struct bx_chain *);
 /*
  * Ends the run. Fails only if memory ran out or hashing failed during the
  * run; a broken chain is a successful finish with report->failed set.

@@ -1,18 +1,22 @@
 /*
  * message.c: the names of the message enums, the constructors and the
  * destructor of struct bx_msg. Decoding is in message_decode.c, encoding in
- * message_encode.c.
+ * message_encode.c; the console's kinds and the GrantProblem lists are in
+ * message_console.c and message_console_codec.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "proto/frame.h"
 #include "proto/message.h"
+#include "proto/message_impl.h"
 
 static const char *kind_names[BX_MSG_MAX] = {
 	"tool_request", "tool_response", "approvals", "approval_list",
 	"approve", "approve_result", "refuse", "ok", "check_grants",
-	"grants_report", "error", "chat", "turn_event",
+	"grants_report", "error", "chat", "turn_event", "sessions",
+	"session_list", "explain", "explanation", "status", "broker_status",
+	"list_grants", "grant_list",
 };
 
 static const char *status_names[BX_STATUS_MAX] = {
@@ -75,13 +79,6 @@ bx_pending_approval_clear(struct bx_pending_approval *p)
 }
 
 static void
-grant_problem_clear(struct bx_grant_problem *p)
-{
-	free(p->file);
-	free(p->problem);
-}
-
-static void
 turn_event_clear(struct bx_turn_event *e)
 {
 	free(e->session);
@@ -119,9 +116,8 @@ bx_msg_free(struct bx_msg *m)
 		free(m->refuse.reason);
 		break;
 	case BX_MSG_GRANTS_REPORT:
-		for (i = 0; i < m->grants_report.nproblems; i++)
-			grant_problem_clear(&m->grants_report.problems[i]);
-		free(m->grants_report.problems);
+		bx_msg_problems_free(m->grants_report.problems,
+		    m->grants_report.nproblems);
 		break;
 	case BX_MSG_ERROR:
 		free(m->error.message);
@@ -134,6 +130,7 @@ bx_msg_free(struct bx_msg *m)
 		turn_event_clear(&m->turn_event);
 		break;
 	default:
+		bx_msg_console_clear(m);
 		break;
 	}
 	free(m);
@@ -149,12 +146,8 @@ bx_msg_new(enum bx_msg_kind kind)
 	return m;
 }
 
-/*
- * Copies s into *dst (NULL stays NULL); sets *failed when memory ran out,
- * so a constructor can copy all its strings and check once.
- */
-static void
-copy(char **dst, const char *s, bool *failed)
+void
+bx_msg_copy(char **dst, const char *s, bool *failed)
 {
 	if (s == NULL)
 		return;
@@ -162,9 +155,8 @@ copy(char **dst, const char *s, bool *failed)
 		*failed = true;
 }
 
-/* Frees m and returns NULL if any copy failed. */
-static struct bx_msg *
-done(struct bx_msg *m, bool failed)
+struct bx_msg *
+bx_msg_done(struct bx_msg *m, bool failed)
 {
 	if (!failed)
 		return m;
@@ -181,11 +173,11 @@ bx_msg_tool_request(const char *session, const char *call, const char *tool,
 
 	if (m == NULL)
 		return NULL;
-	copy(&m->tool_request.session, session, &failed);
-	copy(&m->tool_request.call, call, &failed);
-	copy(&m->tool_request.tool, tool, &failed);
-	copy(&m->tool_request.arguments, arguments, &failed);
-	return done(m, failed);
+	bx_msg_copy(&m->tool_request.session, session, &failed);
+	bx_msg_copy(&m->tool_request.call, call, &failed);
+	bx_msg_copy(&m->tool_request.tool, tool, &failed);
+	bx_msg_copy(&m->tool_request.arguments, arguments, &failed);
+	return bx_msg_done(m, failed);
 }
 
 static struct bx_msg *
@@ -219,11 +211,11 @@ bx_msg_result(const char *content, enum bx_class class, bool untrusted,
 
 	if (m == NULL)
 		return NULL;
-	copy(&m->tool_response.content, content, &failed);
+	bx_msg_copy(&m->tool_response.content, content, &failed);
 	m->tool_response.class = class;
 	m->tool_response.untrusted = untrusted;
 	m->tool_response.truncated = truncated;
-	return done(m, failed);
+	return bx_msg_done(m, failed);
 }
 
 struct bx_msg *
@@ -234,8 +226,8 @@ bx_msg_failed(const char *message)
 
 	if (m == NULL)
 		return NULL;
-	copy(&m->tool_response.message, message, &failed);
-	return done(m, failed);
+	bx_msg_copy(&m->tool_response.message, message, &failed);
+	return bx_msg_done(m, failed);
 }
 
 struct bx_msg *
@@ -277,8 +269,8 @@ bx_msg_refuse(uint64_t approval, const char *reason)
 	if (m == NULL)
 		return NULL;
 	m->refuse.approval = approval;
-	copy(&m->refuse.reason, reason, &failed);
-	return done(m, failed);
+	bx_msg_copy(&m->refuse.reason, reason, &failed);
+	return bx_msg_done(m, failed);
 }
 
 struct bx_msg *
@@ -290,8 +282,8 @@ bx_msg_error(enum bx_code code, const char *message)
 	if (m == NULL)
 		return NULL;
 	m->error.code = code;
-	copy(&m->error.message, message, &failed);
-	return done(m, failed);
+	bx_msg_copy(&m->error.message, message, &failed);
+	return bx_msg_done(m, failed);
 }
 
 struct bx_msg *
@@ -302,14 +294,13 @@ bx_msg_chat(const char *session, const char *text)
 
 	if (m == NULL)
 		return NULL;
-	copy(&m->chat.session, session, &failed);
-	copy(&m->chat.text, text, &failed);
-	return done(m, failed);
+	bx_msg_copy(&m->chat.session, session, &failed);
+	bx_msg_copy(&m->chat.text, text, &failed);
+	return bx_msg_done(m, failed);
 }
 
-/* Grows an array of n elements of size sz by one, zeroing the new one. */
-static void *
-grow(void *array, size_t n, size_t sz)
+void *
+bx_msg_grow(void *array, size_t n, size_t sz)
 {
 	char *p;
 
@@ -328,7 +319,7 @@ bx_msg_add_pending(struct bx_msg *m, const struct bx_pending_approval *p)
 	struct bx_pending_approval *items, *q;
 	bool failed = false;
 
-	if ((items = grow(l->items, l->nitems, sizeof(*items))) == NULL)
+	if ((items = bx_msg_grow(l->items, l->nitems, sizeof(*items))) == NULL)
 		return -1;
 	l->items = items;
 	q = &items[l->nitems];
@@ -336,41 +327,16 @@ bx_msg_add_pending(struct bx_msg *m, const struct bx_pending_approval *p)
 	q->taint = p->taint;
 	q->created = p->created;
 	q->expires = p->expires;
-	copy(&q->session, p->session, &failed);
-	copy(&q->call, p->call, &failed);
-	copy(&q->tool, p->tool, &failed);
-	copy(&q->arguments, p->arguments, &failed);
-	copy(&q->grant, p->grant, &failed);
+	bx_msg_copy(&q->session, p->session, &failed);
+	bx_msg_copy(&q->call, p->call, &failed);
+	bx_msg_copy(&q->tool, p->tool, &failed);
+	bx_msg_copy(&q->arguments, p->arguments, &failed);
+	bx_msg_copy(&q->grant, p->grant, &failed);
 	if (failed) {
 		bx_pending_approval_clear(q);
 		return -1;
 	}
 	l->nitems++;
-	return 0;
-}
-
-int
-bx_msg_add_problem(struct bx_msg *m, const char *file, bool has_line,
-    uint64_t line, const char *problem)
-{
-	struct bx_grants_report *r = &m->grants_report;
-	struct bx_grant_problem *problems, *q;
-	bool failed = false;
-
-	if ((problems = grow(r->problems, r->nproblems,
-	    sizeof(*problems))) == NULL)
-		return -1;
-	r->problems = problems;
-	q = &problems[r->nproblems];
-	q->has_line = has_line;
-	q->line = line;
-	copy(&q->file, file, &failed);
-	copy(&q->problem, problem, &failed);
-	if (failed) {
-		grant_problem_clear(q);
-		return -1;
-	}
-	r->nproblems++;
 	return 0;
 }
 
@@ -393,8 +359,8 @@ event_text(enum bx_event type, const char *text)
 
 	if (m == NULL)
 		return NULL;
-	copy(&m->turn_event.text, text, &failed);
-	return done(m, failed);
+	bx_msg_copy(&m->turn_event.text, text, &failed);
+	return bx_msg_done(m, failed);
 }
 
 struct bx_msg *
@@ -405,8 +371,8 @@ bx_msg_ev_started(const char *session)
 
 	if (m == NULL)
 		return NULL;
-	copy(&m->turn_event.session, session, &failed);
-	return done(m, failed);
+	bx_msg_copy(&m->turn_event.session, session, &failed);
+	return bx_msg_done(m, failed);
 }
 
 struct bx_msg *
@@ -435,10 +401,10 @@ bx_msg_ev_tool_call(const char *call, const char *tool, const char *arguments)
 
 	if (m == NULL)
 		return NULL;
-	copy(&m->turn_event.call, call, &failed);
-	copy(&m->turn_event.tool, tool, &failed);
-	copy(&m->turn_event.arguments, arguments, &failed);
-	return done(m, failed);
+	bx_msg_copy(&m->turn_event.call, call, &failed);
+	bx_msg_copy(&m->turn_event.tool, tool, &failed);
+	bx_msg_copy(&m->turn_event.arguments, arguments, &failed);
+	return bx_msg_done(m, failed);
 }
 
 struct bx_msg *
@@ -450,12 +416,12 @@ bx_msg_ev_tool_result(const char *call, enum bx_status status,
 
 	if (m == NULL)
 		return NULL;
-	copy(&m->turn_event.call, call, &failed);
-	copy(&m->turn_event.content, content, &failed);
+	bx_msg_copy(&m->turn_event.call, call, &failed);
+	bx_msg_copy(&m->turn_event.content, content, &failed);
 	m->turn_event.status = status;
 	m->turn_event.class = class;
 	m->turn_event.untrusted = untrusted;
-	return done(m, failed);
+	return bx_msg_done(m, failed);
 }
 
 struct bx_msg *
@@ -469,8 +435,8 @@ bx_msg_ev_approval_pending(uint64_t approval, const char *tool,
 		return NULL;
 	m->turn_event.approval = approval;
 	m->turn_event.expires = expires;
-	copy(&m->turn_event.tool, tool, &failed);
-	return done(m, failed);
+	bx_msg_copy(&m->turn_event.tool, tool, &failed);
+	return bx_msg_done(m, failed);
 }
 
 int

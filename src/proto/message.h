@@ -46,6 +46,14 @@ enum bx_msg_kind {
 	BX_MSG_ERROR,
 	BX_MSG_CHAT,
 	BX_MSG_TURN_EVENT,
+	BX_MSG_SESSIONS,		/* the owner's console (issue 25) */
+	BX_MSG_SESSION_LIST,
+	BX_MSG_EXPLAIN,
+	BX_MSG_EXPLANATION,
+	BX_MSG_STATUS,
+	BX_MSG_BROKER_STATUS,
+	BX_MSG_LIST_GRANTS,
+	BX_MSG_GRANT_LIST,
 	BX_MSG_MAX
 };
 
@@ -166,7 +174,89 @@ struct bx_turn_event {
 	int64_t		 expires;	/* APPROVAL_PENDING */
 };
 
-/* approvals, ok and check_grants carry no fields. */
+/* One session brokerd knows, from its state file and the audit log. */
+struct bx_session_info {
+	char		*session;
+	enum bx_class	 taint;
+	bool		 untrusted;
+	uint64_t	 calls;		/* its Decision records */
+	bool		 has_last_call;	/* false: null on the wire */
+	int64_t		 last_call;
+};
+
+struct bx_session_list {
+	uint64_t		 total;		/* sessions; items may be fewer */
+	struct bx_session_info	*items;
+	size_t			 nitems;
+};
+
+struct bx_explain {
+	char	*session;		/* a valid SessionId */
+	char	*tool;			/* as the owner typed it */
+	char	*arguments;
+};
+
+/* One grant for the tool, and why it was or was not chosen. */
+struct bx_candidate {
+	char		*grant;		/* a valid grant id */
+	char		*mode;		/* auto, ask, deny */
+	char		*verdict;	/* matched, outranked, expired, ... */
+	char		*why;		/* brokerd explain's words */
+};
+
+/* The grant a decision matched. */
+struct bx_matched_grant {
+	char		*id;
+	char		*mode;
+	enum bx_class	 result_class;
+	bool		 untrusted;
+	char		*matched_path;	/* NULL: null */
+};
+
+struct bx_explanation {
+	char			*session;
+	enum bx_class		 taint;		/* the session's, now */
+	bool			 untrusted;
+	int64_t			 now;
+	struct bx_outcome	 outcome;
+	char			*detail;	/* NULL: null */
+	bool			 has_grant;	/* false: null */
+	struct bx_matched_grant	 grant;
+	struct bx_candidate	*candidates;
+	size_t			 ncandidates;
+	struct bx_grant_problem	*problems;
+	size_t			 nproblems;
+};
+
+struct bx_broker_status {
+	char		*version;
+	char		*runtime;	/* podman, bwrap or refuse */
+	int64_t		 started;
+	int64_t		 now;
+};
+
+struct bx_grant_info {
+	char		*id;
+	char		*tool;
+	char		*mode;
+	enum bx_class	 max_taint;
+	enum bx_class	 result_class;
+	bool		 untrusted;
+	int64_t		 expires;
+	char		**paths;
+	size_t		 npaths;
+	char		**hosts;
+	size_t		 nhosts;
+};
+
+struct bx_grant_list {
+	struct bx_grant_info	*grants;
+	size_t			 ngrants;
+	struct bx_grant_problem	*problems;
+	size_t			 nproblems;
+};
+
+/* approvals, ok, check_grants, sessions, status, list_grants: no fields. */
 struct bx_msg {
 	enum bx_msg_kind	kind;
 	union {
@@ -180,6 +270,11 @@ struct bx_msg {
 		struct bx_error_msg	 error;
 		struct bx_chat		 chat;
 		struct bx_turn_event	 turn_event;
+		struct bx_session_list	 session_list;
+		struct bx_explain	 explain;
+		struct bx_explanation	 explanation;
+		struct bx_broker_status	 broker_status;
+		struct bx_grant_list	 grant_list;
 	};
 };
 
@@ -228,7 +323,10 @@ struct bx_msg	*bx_msg_refuse(uint64_t approval, const char *reason);
 struct bx_msg	*bx_msg_error(enum bx_code, const char *message);
 struct bx_msg	*bx_msg_chat(const char *session, const char *text);
 
-/* approval_list and grants_report start empty; these append a copy. */
+/*
+ * approval_list and grants_report start empty; these append a copy.
+ * bx_msg_add_problem also fills an explanation's or a grant_list's.
+ */
 int	bx_msg_add_pending(struct bx_msg *approval_list,
 	    const struct bx_pending_approval *);
 int	bx_msg_add_problem(struct bx_msg *grants_report, const char *file,
@@ -245,6 +343,24 @@ struct bx_msg	*bx_msg_ev_approval_pending(uint64_t approval,
 		    const char *tool, int64_t expires);
 struct bx_msg	*bx_msg_ev_done(const char *reply);
 struct bx_msg	*bx_msg_ev_error(const char *message);
+
+/*
+ * The console's kinds (message_console.c). Their lists start empty; the
+ * add functions append a copy of what they are given.
+ */
+struct bx_msg	*bx_msg_explain(const char *session, const char *tool,
+		    const char *arguments);
+struct bx_msg	*bx_msg_broker_status(const char *version,
+		    const char *runtime, int64_t started, int64_t now);
+int	bx_msg_add_session(struct bx_msg *session_list,
+	    const struct bx_session_info *);
+int	bx_msg_add_candidate(struct bx_msg *explanation,
+	    const struct bx_candidate *);
+int	bx_msg_add_grant(struct bx_msg *grant_list,
+	    const struct bx_grant_info *);
+/* Copies what the explanation's fixed fields and grant point at. */
+int	bx_msg_set_explanation(struct bx_msg *explanation,
+	    const struct bx_explanation *);
 
 /* Frees the strings of one PendingApproval (not the struct itself). */
 void	bx_pending_approval_clear(struct bx_pending_approval *);

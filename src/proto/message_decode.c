@@ -9,12 +9,12 @@
 
 #include "proto/json.h"
 #include "proto/message.h"
-
-typedef int	(*id_check_fn)(const char *, struct bx_error *);
+#include "proto/message_impl.h"
 
 /* A copied string field. */
-static int
-dup_string(const json_t *o, const char *key, char **ret, struct bx_error *err)
+int
+bx_msgd_string(const json_t *o, const char *key, char **ret,
+    struct bx_error *err)
 {
 	const char *s;
 
@@ -25,8 +25,8 @@ dup_string(const json_t *o, const char *key, char **ret, struct bx_error *err)
 	return 0;
 }
 
-static int
-dup_string_or_null(const json_t *o, const char *key, char **ret,
+int
+bx_msgd_string_or_null(const json_t *o, const char *key, char **ret,
     struct bx_error *err)
 {
 	const char *s;
@@ -41,9 +41,9 @@ dup_string_or_null(const json_t *o, const char *key, char **ret,
 }
 
 /* A copied identifier, checked by check (session, call or grant id). */
-static int
-dup_id(const json_t *o, const char *key, id_check_fn check, char **ret,
-    struct bx_error *err)
+int
+bx_msgd_id(const json_t *o, const char *key, bx_id_check_fn check,
+    char **ret, struct bx_error *err)
 {
 	const char *s;
 
@@ -71,6 +71,21 @@ tag(const json_t *o, const char *key, const char *(*name)(int), int count,
 			*ret = i;
 			return 0;
 		}
+	return bx_fail(err, "field \"%s\": unknown value \"%s\"", key, s);
+}
+
+int
+bx_msgd_one_of(const json_t *o, const char *key, const char *const *names,
+    char **ret, struct bx_error *err)
+{
+	const char *s;
+	size_t i;
+
+	if (bx_json_string(o, key, &s, err) == -1)
+		return -1;
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(s, names[i]) == 0)
+			return bx_msgd_string(o, key, ret, err);
 	return bx_fail(err, "field \"%s\": unknown value \"%s\"", key, s);
 }
 
@@ -123,10 +138,10 @@ decode_tool_request(const json_t *o, struct bx_msg *m, struct bx_error *err)
 	struct bx_tool_request *t = &m->tool_request;
 
 	if (bx_json_check_fields(o, tool_request_fields, err) == -1 ||
-	    dup_id(o, "session", bx_session_id_check, &t->session, err) == -1 ||
-	    dup_id(o, "call", bx_call_id_check, &t->call, err) == -1 ||
-	    dup_string(o, "tool", &t->tool, err) == -1 ||
-	    dup_string(o, "arguments", &t->arguments, err) == -1)
+	    bx_msgd_id(o, "session", bx_session_id_check, &t->session, err) == -1 ||
+	    bx_msgd_id(o, "call", bx_call_id_check, &t->call, err) == -1 ||
+	    bx_msgd_string(o, "tool", &t->tool, err) == -1 ||
+	    bx_msgd_string(o, "arguments", &t->arguments, err) == -1)
 		return -1;
 	return 0;
 }
@@ -160,14 +175,14 @@ decode_tool_response(const json_t *o, struct bx_msg *m, struct bx_error *err)
 			return -1;
 		break;
 	case BX_STATUS_RESULT:
-		if (dup_string(o, "content", &r->content, err) == -1 ||
+		if (bx_msgd_string(o, "content", &r->content, err) == -1 ||
 		    bx_json_class(o, "class", &r->class, err) == -1 ||
 		    bx_json_bool(o, "untrusted", &r->untrusted, err) == -1 ||
 		    bx_json_bool(o, "truncated", &r->truncated, err) == -1)
 			return -1;
 		break;
 	case BX_STATUS_FAILED:
-		if (dup_string(o, "message", &r->message, err) == -1)
+		if (bx_msgd_string(o, "message", &r->message, err) == -1)
 			return -1;
 		break;
 	default:
@@ -200,11 +215,11 @@ decode_pending(const json_t *o, struct bx_pending_approval *p,
 		return bx_fail(err, "expected an object");
 	if (bx_json_check_fields(o, pending_fields, err) == -1 ||
 	    bx_json_u64(o, "approval", &p->approval, err) == -1 ||
-	    dup_id(o, "session", bx_session_id_check, &p->session, err) == -1 ||
-	    dup_id(o, "call", bx_call_id_check, &p->call, err) == -1 ||
-	    dup_string(o, "tool", &p->tool, err) == -1 ||
-	    dup_string(o, "arguments", &p->arguments, err) == -1 ||
-	    dup_id(o, "grant", bx_grant_id_check, &p->grant, err) == -1 ||
+	    bx_msgd_id(o, "session", bx_session_id_check, &p->session, err) == -1 ||
+	    bx_msgd_id(o, "call", bx_call_id_check, &p->call, err) == -1 ||
+	    bx_msgd_string(o, "tool", &p->tool, err) == -1 ||
+	    bx_msgd_string(o, "arguments", &p->arguments, err) == -1 ||
+	    bx_msgd_id(o, "grant", bx_grant_id_check, &p->grant, err) == -1 ||
 	    bx_json_class(o, "taint", &p->taint, err) == -1 ||
 	    bx_json_time(o, "created", &p->created, err) == -1 ||
 	    bx_json_time(o, "expires", &p->expires, err) == -1)
@@ -269,7 +284,7 @@ decode_refuse(const json_t *o, struct bx_msg *m, struct bx_error *err)
 {
 	if (bx_json_check_fields(o, refuse_fields, err) == -1 ||
 	    bx_json_u64(o, "approval", &m->refuse.approval, err) == -1 ||
-	    dup_string_or_null(o, "reason", &m->refuse.reason, err) == -1)
+	    bx_msgd_string_or_null(o, "reason", &m->refuse.reason, err) == -1)
 		return -1;
 	return 0;
 }
@@ -285,10 +300,32 @@ decode_problem(const json_t *o, struct bx_grant_problem *p,
 	if (!json_is_object(o))
 		return bx_fail(err, "expected an object");
 	if (bx_json_check_fields(o, problem_fields, err) == -1 ||
-	    dup_string(o, "file", &p->file, err) == -1 ||
+	    bx_msgd_string(o, "file", &p->file, err) == -1 ||
 	    bx_json_u64_or_null(o, "line", &p->has_line, &p->line, err) == -1)
 		return -1;
-	return dup_string(o, "problem", &p->problem, err);
+	return bx_msgd_string(o, "problem", &p->problem, err);
+}
+
+int
+bx_msgd_problems(const json_t *o, const char *key,
+    struct bx_grant_problem **ret, size_t *ret_n, struct bx_error *err)
+{
+	json_t *problems;
+	size_t i, n;
+
+	if (bx_json_array(o, key, &problems, err) == -1)
+		return -1;
+	if ((n = json_array_size(problems)) == 0)
+		return 0;
+	if ((*ret = calloc(n, sizeof(**ret))) == NULL)
+		return bx_fail(err, "field \"%s\": out of memory", key);
+	*ret_n = n;
+	for (i = 0; i < n; i++)
+		if (decode_problem(json_array_get(problems, i), &(*ret)[i],
+		    err) == -1)
+			return bx_error_prefix(err, "field \"%s\" [%zu]", key,
+			    i);
+	return 0;
 }
 
 static const char *const grants_report_fields[] = {
@@ -299,23 +336,11 @@ static int
 decode_grants_report(const json_t *o, struct bx_msg *m, struct bx_error *err)
 {
 	struct bx_grants_report *r = &m->grants_report;
-	json_t *problems;
-	size_t i, n;
 
-	if (bx_json_check_fields(o, grants_report_fields, err) == -1 ||
-	    bx_json_array(o, "problems", &problems, err) == -1)
+	if (bx_json_check_fields(o, grants_report_fields, err) == -1)
 		return -1;
-	if ((n = json_array_size(problems)) == 0)
-		return 0;
-	if ((r->problems = calloc(n, sizeof(*r->problems))) == NULL)
-		return bx_fail(err, "field \"problems\": out of memory");
-	r->nproblems = n;
-	for (i = 0; i < n; i++)
-		if (decode_problem(json_array_get(problems, i),
-		    &r->problems[i], err) == -1)
-			return bx_error_prefix(err, "field \"problems\" [%zu]",
-			    i);
-	return 0;
+	return bx_msgd_problems(o, "problems", &r->problems, &r->nproblems,
+	    err);
 }
 
 static const char *const error_fields[] = { "kind", "code", "message", NULL };
@@ -329,7 +354,7 @@ decode_error(const json_t *o, struct bx_msg *m, struct bx_error *err)
 	    tag(o, "code", code_name, BX_CODE_MAX, &code, err) == -1)
 		return -1;
 	m->error.code = (enum bx_code)code;
-	return dup_string(o, "message", &m->error.message, err);
+	return bx_msgd_string(o, "message", &m->error.message, err);
 }
 
 static const char *const chat_fields[] = { "kind", "session", "text", NULL };
@@ -342,10 +367,10 @@ decode_chat(const json_t *o, struct bx_msg *m, struct bx_error *err)
 	if (bx_json_check_fields(o, chat_fields, err) == -1 ||
 	    bx_json_string_or_null(o, "session", &session, err) == -1)
 		return -1;
-	if (session != NULL && dup_id(o, "session", bx_session_id_check,
+	if (session != NULL && bx_msgd_id(o, "session", bx_session_id_check,
 	    &m->chat.session, err) == -1)
 		return -1;
-	return dup_string(o, "text", &m->chat.text, err);
+	return bx_msgd_string(o, "text", &m->chat.text, err);
 }
 
 static const char *const event_fields[BX_EVENT_MAX][9] = {
@@ -367,14 +392,14 @@ decode_tool_result(const json_t *o, struct bx_turn_event *e,
 {
 	int status = 0;
 
-	if (dup_id(o, "call", bx_call_id_check, &e->call, err) == -1 ||
+	if (bx_msgd_id(o, "call", bx_call_id_check, &e->call, err) == -1 ||
 	    tag(o, "status", status_name, BX_STATUS_MAX, &status, err) == -1)
 		return -1;
 	if (status == BX_STATUS_PENDING_APPROVAL)
 		return bx_fail(err, "field \"status\": a tool result cannot be "
 		    "pending_approval");
 	e->status = (enum bx_status)status;
-	if (dup_string(o, "content", &e->content, err) == -1 ||
+	if (bx_msgd_string(o, "content", &e->content, err) == -1 ||
 	    bx_json_class(o, "class", &e->class, err) == -1 ||
 	    bx_json_bool(o, "untrusted", &e->untrusted, err) == -1)
 		return -1;
@@ -396,26 +421,26 @@ decode_turn_event(const json_t *o, struct bx_msg *m, struct bx_error *err)
 		return -1;
 	switch (e->type) {
 	case BX_EVENT_STARTED:
-		return dup_id(o, "session", bx_session_id_check, &e->session,
+		return bx_msgd_id(o, "session", bx_session_id_check, &e->session,
 		    err);
 	case BX_EVENT_TEXT:
-		return dup_string(o, "text", &e->text, err);
+		return bx_msgd_string(o, "text", &e->text, err);
 	case BX_EVENT_TOOL_CALL:
-		if (dup_id(o, "call", bx_call_id_check, &e->call, err) == -1 ||
-		    dup_string(o, "tool", &e->tool, err) == -1)
+		if (bx_msgd_id(o, "call", bx_call_id_check, &e->call, err) == -1 ||
+		    bx_msgd_string(o, "tool", &e->tool, err) == -1)
 			return -1;
-		return dup_string(o, "arguments", &e->arguments, err);
+		return bx_msgd_string(o, "arguments", &e->arguments, err);
 	case BX_EVENT_TOOL_RESULT:
 		return decode_tool_result(o, e, err);
 	case BX_EVENT_APPROVAL_PENDING:
 		if (bx_json_u64(o, "approval", &e->approval, err) == -1 ||
-		    dup_string(o, "tool", &e->tool, err) == -1)
+		    bx_msgd_string(o, "tool", &e->tool, err) == -1)
 			return -1;
 		return bx_json_time(o, "expires", &e->expires, err);
 	case BX_EVENT_DONE:
-		return dup_string(o, "reply", &e->text, err);
+		return bx_msgd_string(o, "reply", &e->text, err);
 	default:
-		return dup_string(o, "message", &e->text, err);
+		return bx_msgd_string(o, "message", &e->text, err);
 	}
 }
 
@@ -434,6 +459,14 @@ static int (*const decoders[BX_MSG_MAX])(const json_t *, struct bx_msg *,
 	[BX_MSG_ERROR] = decode_error,
 	[BX_MSG_CHAT] = decode_chat,
 	[BX_MSG_TURN_EVENT] = decode_turn_event,
+	[BX_MSG_SESSIONS] = decode_empty,
+	[BX_MSG_SESSION_LIST] = bx_msgd_session_list,
+	[BX_MSG_EXPLAIN] = bx_msgd_explain,
+	[BX_MSG_EXPLANATION] = bx_msgd_explanation,
+	[BX_MSG_STATUS] = decode_empty,
+	[BX_MSG_BROKER_STATUS] = bx_msgd_broker_status,
+	[BX_MSG_LIST_GRANTS] = decode_empty,
+	[BX_MSG_GRANT_LIST] = bx_msgd_grant_list,
 };
 
 int

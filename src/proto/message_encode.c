@@ -8,9 +8,10 @@
 #include "proto/frame.h"
 #include "proto/json.h"
 #include "proto/message.h"
+#include "proto/message_impl.h"
 
-static json_t *
-name_new(const char *name)
+json_t *
+bx_msge_name(const char *name)
 {
 	return name[0] == '?' ? NULL : json_string(name);
 }
@@ -35,7 +36,7 @@ encode_tool_response(const struct bx_msg *m, json_t *o, struct bx_error *err)
 
 	if (bx_json_set(o, "final", json_boolean(bx_msg_is_final(m)),
 	    err) == -1 ||
-	    bx_json_set(o, "status", name_new(bx_status_name(r->status)),
+	    bx_json_set(o, "status", bx_msge_name(bx_status_name(r->status)),
 	    err) == -1)
 		return -1;
 	switch (r->status) {
@@ -48,7 +49,7 @@ encode_tool_response(const struct bx_msg *m, json_t *o, struct bx_error *err)
 	case BX_STATUS_RESULT:
 		if (bx_json_set(o, "content", json_string(r->content),
 		    err) == -1 ||
-		    bx_json_set(o, "class", name_new(bx_class_name(r->class)),
+		    bx_json_set(o, "class", bx_msge_name(bx_class_name(r->class)),
 		    err) == -1 ||
 		    bx_json_set(o, "untrusted", json_boolean(r->untrusted),
 		    err) == -1)
@@ -58,7 +59,7 @@ encode_tool_response(const struct bx_msg *m, json_t *o, struct bx_error *err)
 	case BX_STATUS_FAILED:
 		return bx_json_set(o, "message", json_string(r->message), err);
 	default:
-		return bx_json_set(o, "reason", name_new(bx_deny_name(r->reason)),
+		return bx_json_set(o, "reason", bx_msge_name(bx_deny_name(r->reason)),
 		    err);
 	}
 }
@@ -88,7 +89,7 @@ pending_new(const struct bx_pending_approval *p, struct bx_error *err)
 	    bx_json_set(o, "tool", json_string(p->tool), err) == -1 ||
 	    bx_json_set(o, "arguments", json_string(p->arguments), err) == -1 ||
 	    bx_json_set(o, "grant", json_string(p->grant), err) == -1 ||
-	    bx_json_set(o, "taint", name_new(bx_class_name(p->taint)),
+	    bx_json_set(o, "taint", bx_msge_name(bx_class_name(p->taint)),
 	    err) == -1 ||
 	    bx_json_set(o, "created", bx_json_time_new(p->created), err) == -1 ||
 	    bx_json_set(o, "expires", bx_json_time_new(p->expires), err) == -1) {
@@ -117,9 +118,9 @@ problem_new(const struct bx_grant_problem *p, struct bx_error *err)
 	return o;
 }
 
-/* Appends an element to a; steals it. */
-static int
-append(json_t *a, json_t *v, const char *key, size_t i, struct bx_error *err)
+int
+bx_msge_append(json_t *a, json_t *v, const char *key, size_t i,
+    struct bx_error *err)
 {
 	if (v == NULL)
 		return bx_error_prefix(err, "field \"%s\" [%zu]", key, i);
@@ -138,26 +139,52 @@ encode_approval_list(const struct bx_msg *m, json_t *o, struct bx_error *err)
 	if (bx_json_set(o, "items", a, err) == -1)
 		return -1;
 	for (i = 0; i < l->nitems; i++)
-		if (append(a, pending_new(&l->items[i], err), "items", i,
+		if (bx_msge_append(a, pending_new(&l->items[i], err), "items", i,
 		    err) == -1)
 			return -1;
+	return 0;
+}
+
+int
+bx_msge_problems(json_t *o, const char *key, const struct bx_grant_problem *p,
+    size_t n, struct bx_error *err)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	if (bx_json_set(o, key, a, err) == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (bx_msge_append(a, problem_new(&p[i], err), key, i,
+		    err) == -1)
+			return -1;
+	return 0;
+}
+
+int
+bx_msge_strings(json_t *o, const char *key, char *const *list, size_t n,
+    struct bx_error *err)
+{
+	json_t *a = json_array(), *v;
+	size_t i;
+
+	if (bx_json_set(o, key, a, err) == -1)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if ((v = json_string(list[i])) == NULL)
+			return bx_fail(err, "field \"%s\" [%zu]: not UTF-8",
+			    key, i);
+		if (bx_msge_append(a, v, key, i, err) == -1)
+			return -1;
+	}
 	return 0;
 }
 
 static int
 encode_grants_report(const struct bx_msg *m, json_t *o, struct bx_error *err)
 {
-	const struct bx_grants_report *r = &m->grants_report;
-	json_t *a = json_array();
-	size_t i;
-
-	if (bx_json_set(o, "problems", a, err) == -1)
-		return -1;
-	for (i = 0; i < r->nproblems; i++)
-		if (append(a, problem_new(&r->problems[i], err), "problems", i,
-		    err) == -1)
-			return -1;
-	return 0;
+	return bx_msge_problems(o, "problems", m->grants_report.problems,
+	    m->grants_report.nproblems, err);
 }
 
 static int
@@ -187,7 +214,7 @@ encode_refuse(const struct bx_msg *m, json_t *o, struct bx_error *err)
 static int
 encode_error(const struct bx_msg *m, json_t *o, struct bx_error *err)
 {
-	if (bx_json_set(o, "code", name_new(bx_code_name(m->error.code)),
+	if (bx_json_set(o, "code", bx_msge_name(bx_code_name(m->error.code)),
 	    err) == -1)
 		return -1;
 	return bx_json_set(o, "message", json_string(m->error.message), err);
@@ -210,10 +237,10 @@ encode_tool_result(const struct bx_turn_event *e, json_t *o,
 		return bx_fail(err, "field \"status\": a tool result cannot be "
 		    "pending_approval");
 	if (bx_json_set(o, "call", json_string(e->call), err) == -1 ||
-	    bx_json_set(o, "status", name_new(bx_status_name(e->status)),
+	    bx_json_set(o, "status", bx_msge_name(bx_status_name(e->status)),
 	    err) == -1 ||
 	    bx_json_set(o, "content", json_string(e->content), err) == -1 ||
-	    bx_json_set(o, "class", name_new(bx_class_name(e->class)),
+	    bx_json_set(o, "class", bx_msge_name(bx_class_name(e->class)),
 	    err) == -1)
 		return -1;
 	return bx_json_set(o, "untrusted", json_boolean(e->untrusted), err);
@@ -226,7 +253,7 @@ encode_turn_event(const struct bx_msg *m, json_t *o, struct bx_error *err)
 
 	if (bx_json_set(o, "final", json_boolean(bx_msg_is_final(m)),
 	    err) == -1 ||
-	    bx_json_set(o, "type", name_new(bx_event_name(e->type)), err) == -1)
+	    bx_json_set(o, "type", bx_msge_name(bx_event_name(e->type)), err) == -1)
 		return -1;
 	switch (e->type) {
 	case BX_EVENT_STARTED:
@@ -270,6 +297,14 @@ static int (*const encoders[BX_MSG_MAX])(const struct bx_msg *, json_t *,
 	[BX_MSG_ERROR] = encode_error,
 	[BX_MSG_CHAT] = encode_chat,
 	[BX_MSG_TURN_EVENT] = encode_turn_event,
+	[BX_MSG_SESSIONS] = encode_empty,
+	[BX_MSG_SESSION_LIST] = bx_msge_session_list,
+	[BX_MSG_EXPLAIN] = bx_msge_explain,
+	[BX_MSG_EXPLANATION] = bx_msge_explanation,
+	[BX_MSG_STATUS] = encode_empty,
+	[BX_MSG_BROKER_STATUS] = bx_msge_broker_status,
+	[BX_MSG_LIST_GRANTS] = encode_empty,
+	[BX_MSG_GRANT_LIST] = bx_msge_grant_list,
 };
 
 int

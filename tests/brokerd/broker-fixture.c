@@ -137,6 +137,8 @@ bfix_new(int64_t ttl_ms, const struct runtime *runtime)
 	bc.runtime = runtime != NULL ? runtime : &f->rt;
 	bc.clock = &f->clock;
 	bc.log = &f->log;
+	bc.home = f->home;
+	bc.started = f->now;
 	if ((f->broker = broker_new(&bc, &err)) == NULL)
 		fail_msg("broker_new: %s", err.msg);
 	return f;

@@ -37,7 +37,9 @@ test_admin_kinds(void **state)
 	for (k = 0; k < BX_MSG_MAX; k++)
 		assert_int_equal(admin_kind((enum bx_msg_kind)k),
 		    k == BX_MSG_APPROVALS || k == BX_MSG_APPROVE ||
-		    k == BX_MSG_REFUSE || k == BX_MSG_CHECK_GRANTS);
+		    k == BX_MSG_REFUSE || k == BX_MSG_CHECK_GRANTS ||
+		    k == BX_MSG_SESSIONS || k == BX_MSG_EXPLAIN ||
+		    k == BX_MSG_STATUS || k == BX_MSG_LIST_GRANTS);
 }
 
 static void

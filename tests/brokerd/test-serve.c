@@ -1,7 +1,8 @@
 /*
  * test-serve.c: brokerd's two sockets (design section 6, baseline section
  * 3), served in-process on a thread: modes 0600 and 0700; every admin kind
- * on broker.sock and tool_request on admin.sock forbidden and printed;
+ * (the console's too) on broker.sock and tool_request on admin.sock
+ * forbidden and printed, the console's answered on admin.sock;
  * calls and approvals over real connections; the expiry thread; a dropped
  * connection; a worker for each call in progress, ended when idle; the
  * bounds, the first-frame deadline and frame_too_large; a
@@ -211,9 +212,9 @@ static void
 test_admin_kinds_on_broker_sock_are_forbidden(void **state)
 {
 	struct sfix *x = start(900000, 0, 0, 0);
-	struct bx_msg *reqs[4];
-	const char *names[4] = { "approvals", "approve", "refuse",
-	    "check_grants" };
+	struct bx_msg *reqs[8];
+	const char *names[8] = { "approvals", "approve", "refuse",
+	    "check_grants", "sessions", "explain", "status", "list_grants" };
 	char want[256];
 	int i;
 
@@ -222,7 +223,11 @@ test_admin_kinds_on_broker_sock_are_forbidden(void **state)
 	reqs[1] = bx_msg_approve(0);
 	reqs[2] = bx_msg_refuse(0, "x");
 	reqs[3] = bx_msg_new(BX_MSG_CHECK_GRANTS);
-	for (i = 0; i < 4; i++) {
+	reqs[4] = bx_msg_new(BX_MSG_SESSIONS);
+	reqs[5] = bx_msg_explain("s1", "read_file", "{\"path\":\"/docs/a\"}");
+	reqs[6] = bx_msg_new(BX_MSG_STATUS);
+	reqs[7] = bx_msg_new(BX_MSG_LIST_GRANTS);
+	for (i = 0; i < 8; i++) {
 		expect_error(one(x->broker, reqs[i]), BX_CODE_FORBIDDEN);
 		snprintf(want, sizeof(want), "a %s message on broker.sock (%s)",
 		    names[i], x->broker);
@@ -230,6 +235,32 @@ test_admin_kinds_on_broker_sock_are_forbidden(void **state)
 			fail_msg("nothing printed like \"%s\"", want);
 	}
 	assert_true(bfix_logged(x->f, "see docs/runbook.md#socket-forbidden"));
+	stop(x);
+}
+
+/* The console's kinds are answered on admin.sock, over a connection. */
+static void
+test_console_kinds_on_admin_sock(void **state)
+{
+	struct sfix *x = start(900000, 0, 0, 0);
+	struct bx_msg *m;
+
+	(void)state;
+	m = one(x->admin, bx_msg_new(BX_MSG_STATUS));
+	assert_int_equal(m->kind, BX_MSG_BROKER_STATUS);
+	bx_msg_free(m);
+	m = one(x->admin, bx_msg_new(BX_MSG_SESSIONS));
+	assert_int_equal(m->kind, BX_MSG_SESSION_LIST);
+	bx_msg_free(m);
+	m = one(x->admin, bx_msg_new(BX_MSG_LIST_GRANTS));
+	assert_int_equal(m->kind, BX_MSG_GRANT_LIST);
+	assert_int_equal(m->grant_list.ngrants, 2);
+	bx_msg_free(m);
+	m = one(x->admin, bx_msg_explain("s1", "read_file",
+	    "{\"path\":\"/docs/a\"}"));
+	assert_int_equal(m->kind, BX_MSG_EXPLANATION);
+	assert_int_equal(m->explanation.outcome.kind, BX_OUTCOME_ALLOWED);
+	bx_msg_free(m);
 	stop(x);
 }
 
@@ -741,6 +772,7 @@ main(void)
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_admin_kinds_on_broker_sock_are_forbidden),
 		cmocka_unit_test(test_tool_request_on_admin_sock_is_forbidden),
+		cmocka_unit_test(test_console_kinds_on_admin_sock),
 		cmocka_unit_test(test_a_call_and_an_approval_over_the_sockets),
 		cmocka_unit_test(test_the_expiry_thread_expires_approvals),
 		cmocka_unit_test(test_a_closed_connection_abandons_its_approval),

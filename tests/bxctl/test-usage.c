@@ -22,6 +22,12 @@ static const char *const commands[][2] = {
 	{ "refuse", NULL },
 	{ "grants", "check" },
 	{ "chat", NULL },
+	{ "audit", "head" },
+	{ "log", NULL },
+	{ "status", NULL },
+	{ "sessions", NULL },
+	{ "explain", NULL },
+	{ "grants", "list" },
 };
 
 #define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))
@@ -71,9 +77,9 @@ test_top_level(void **state)
 	    "usage: bxctl ", 49) == 0);
 	run_result_free(&res);
 
-	run2(&res, "grants", "list", NULL, NULL);
+	run2(&res, "grants", "frob", NULL, NULL);
 	assert_int_equal(res.status, 2);
-	assert_true(strncmp(res.err, "bxctl: unknown command 'grants list'\n",
+	assert_true(strncmp(res.err, "bxctl: unknown command 'grants frob'\n",
 	    37) == 0);
 	run_result_free(&res);
 
@@ -171,6 +177,16 @@ test_operands(void **state)
 		    "argument 'hello'\n" },
 		{ "approvals", "\x1b[31m", NULL, NULL, "bxctl approvals: "
 		    "unexpected argument '\\u001b[31m'\n" },
+		{ "explain", "shell", NULL, NULL, "bxctl explain: missing TOOL "
+		    "and ARGUMENTS_JSON\n" },
+		{ "explain", "shell", "{}", "x", "bxctl explain: unexpected "
+		    "argument 'x'\n" },
+		{ "sessions", "extra", NULL, NULL, "bxctl sessions: unexpected "
+		    "argument 'extra'\n" },
+		{ "grants", "list", "extra", NULL, "bxctl grants list: "
+		    "unexpected argument 'extra'\n" },
+		{ "audit", "head", "--home", NULL, "bxctl audit head: option "
+		    "'--home' needs an argument\n" },
 	};
 	struct run_result res;
 	size_t i;
@@ -230,6 +246,9 @@ test_man_page_lists_everything(void **state)
 		run_result_free(&res);
 	}
 	assert_non_null(strstr(man, ".Cm audit verify\n"));
+	/* Options --help shows for audit verify, which the loop skips. */
+	assert_non_null(strstr(man, ".It Fl -anchor Ar seq:hash"));
+	assert_non_null(strstr(man, ".It Fl -anchors Ar file"));
 	assert_non_null(strstr(man, ".Sh EXIT STATUS"));
 	free(man);
 }

@@ -682,6 +682,153 @@ test_needs_an_anchor(void **state)
 	log_free(&l);
 }
 
+/* What the record hook saw: each accepted record's line number and seq. */
+struct seen {
+	uint64_t	line[MAXLINES];
+	uint64_t	seq[MAXLINES];
+	int		n;
+	const struct log *log;
+	bool		bytes_ok;
+};
+
+static void
+on_record(void *ctx, const struct bx_chain_record *rec)
+{
+	struct seen *sn = ctx;
+	struct bx_hash h;
+
+	assert_true(sn->n < MAXLINES);
+	sn->line[sn->n] = rec->at.line;
+	sn->seq[sn->n++] = rec->sum->seq;
+	/* The bytes are the line's, and the hash is theirs. */
+	hash_of(rec->bytes, rec->len, &h);
+	if (!bx_hash_equal(&h, &rec->hash))
+		sn->bytes_ok = false;
+}
+
+static struct bx_chain_report *
+run_seen(const struct log *l, struct seen *sn)
+{
+	struct bx_chain *c = bx_chain_new();
+
+	memset(sn, 0, sizeof(*sn));
+	sn->bytes_ok = true;
+	assert_non_null(c);
+	bx_chain_on_record(c, on_record, sn);
+	return run_on(c, l, l->n);
+}
+
+/*
+ * The hook sees exactly the accepted records, in order: not a recovered
+ * line, not the lines after a failure until the AcceptedBreak, which it
+ * sees; and nothing after a failure that is never accepted.
+ */
+static void
+test_record_hook(void **state)
+{
+	/* File 1 line 1; file 2 lines 1, 3 (Recovery), 4, 7 (break), 8. */
+	static const uint64_t want_line[] = { 1, 1, 3, 4, 7, 8 };
+	struct bx_chain_report *r;
+	struct seen sn;
+	struct log l;
+	int i;
+
+	(void)state;
+	log_init(&l);
+	push_decisions(&l, 1);
+	next_file(&l);
+	push_decisions(&l, 1);
+	push_raw(&l, strdup("{\"seq\":2,\"time\":\"20"));
+	recover_last(&l);			/* line 4 of file 2 */
+	push_decisions(&l, 1);
+	l.seq += 3;
+	push_decisions(&l, 1);			/* fails: seq 7, not 4 */
+	push_raw(&l, strdup("not checked"));
+	accept_now(&l);
+	push_decisions(&l, 1);
+	r = run_seen(&l, &sn);
+	assert_ok(r);
+	assert_true(sn.bytes_ok);
+	assert_int_equal(sn.n, 6);
+	for (i = 0; i < sn.n; i++)
+		assert_int_equal(sn.line[i], want_line[i]);
+	assert_int_equal(sn.seq[0], 0);
+	assert_int_equal(sn.seq[1], 1);
+	assert_int_equal(sn.seq[2], 2);		/* the Recovery */
+	assert_int_equal(sn.seq[3], 3);
+	assert_int_equal(sn.seq[4], 8);		/* the AcceptedBreak */
+	assert_int_equal(sn.seq[5], 9);
+	bx_chain_report_free(r);
+	log_free(&l);
+
+	/* A failure never accepted: nothing from it on. */
+	log_init(&l);
+	push_decisions(&l, 2);
+	l.prev.bytes[0] ^= 1;
+	push_decisions(&l, 2);
+	r = run_seen(&l, &sn);
+	assert_true(r->failed);
+	assert_int_equal(sn.n, 2);
+	bx_chain_report_free(r);
+	log_free(&l);
+}
+
+/*
+ * Settling hands over the held line at once; a Recovery for a settled
+ * line then fails the chain, as chain.h warns. bx_chain_failed says so
+ * before the finish.
+ */
+static void
+test_settle(void **state)
+{
+	struct bx_chain_report *r;
+	struct bx_error err;
+	struct bx_chain *c;
+	struct seen sn;
+	struct log l;
+	int i;
+
+	(void)state;
+	log_init(&l);
+	push_decisions(&l, 3);
+	memset(&sn, 0, sizeof(sn));
+	sn.bytes_ok = true;
+	assert_non_null(c = bx_chain_new());
+	bx_chain_on_record(c, on_record, &sn);
+	bx_chain_file(c, l.names[0]);
+	for (i = 0; i < l.n; i++) {
+		bx_chain_line(c, l.line[i], strlen(l.line[i]), false, true);
+		assert_int_equal(sn.n, i);
+		bx_chain_settle(c);
+		assert_int_equal(sn.n, i + 1);
+		bx_chain_settle(c);
+		assert_int_equal(sn.n, i + 1);
+	}
+	assert_null(bx_chain_failed(c));
+	assert_int_equal(bx_chain_finish(c, &r, &err), 0);
+	assert_ok(r);
+	assert_int_equal(r->records, 3);
+	bx_chain_report_free(r);
+	log_free(&l);
+
+	/* A whole line, settled, then recovered: a failure. */
+	log_init(&l);
+	push_decisions(&l, 2);
+	recover_last(&l);
+	assert_non_null(c = bx_chain_new());
+	bx_chain_file(c, l.names[0]);
+	for (i = 0; i < l.n; i++) {
+		bx_chain_line(c, l.line[i], strlen(l.line[i]), false, true);
+		bx_chain_settle(c);
+	}
+	assert_non_null(bx_chain_failed(c));
+	assert_int_equal(bx_chain_failed(c)->at.line, 3);
+	assert_int_equal(bx_chain_finish(c, &r, &err), 0);
+	assert_true(r->failed);
+	bx_chain_report_free(r);
+	log_free(&l);
+}
+
 int
 main(void)
 {
@@ -697,6 +844,8 @@ main(void)
 		cmocka_unit_test(test_abandoned_and_clock),
 		cmocka_unit_test(test_resume),
 		cmocka_unit_test(test_needs_an_anchor),
+		cmocka_unit_test(test_record_hook),
+		cmocka_unit_test(test_settle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -221,6 +221,12 @@ optional_field(const json_t *root, const char *outer, const char *key)
 		{ "chat", NULL, "session" },
 		{ "refuse", NULL, "reason" },
 		{ "grants_report", "problems", "line" },
+		{ "grant_list", "problems", "line" },
+		{ "explanation", "problems", "line" },
+		{ "session_list", "items", "last_call" },
+		{ "explanation", NULL, "detail" },
+		{ "explanation", NULL, "grant" },
+		{ "explanation", "grant", "matched_path" },
 	};
 	const char *kind = json_string_value(json_object_get(root, "kind"));
 	size_t i;
@@ -379,9 +385,13 @@ test_refusals(void **state)
 	assert_true(nested >= 5);
 	/*
 	 * chat and chat-new-session, refuse and refuse-no-reason, and the
-	 * first GrantProblem of grants_report: every optional field.
+	 * first GrantProblem of grants_report: every optional field; the
+	 * console's: grant_list's and explanation-grants_invalid's first
+	 * GrantProblem, session_list's first last_call, and detail and grant
+	 * of the three explanations, with the matched path of the one that
+	 * has a grant.
 	 */
-	assert_int_equal(nabsent, 5);
+	assert_int_equal(nabsent, 15);
 }
 
 static void

@@ -1,0 +1,30 @@
+/*
+ * when.h: times as the owner types and reads them. The console commands
+ * show local times to people ("2025-09-18 12:00:00", the TZ of the user
+ * who runs bxctl) and take --since and --until as RFC 3339 date-times
+ * (2025-09-18T12:00:00Z, 2025-09-18T14:00:00.5+02:00) or as a time
+ * before now: a whole number and s, m, h, d or w ("90m", "2h", "3d").
+ * JSON output keeps the wire's UTC Timestamp.
+ *
+ * Nothing here allocates; buffers are the caller's.
+ */
+#ifndef BXCTL_WHEN_H
+#define BXCTL_WHEN_H
+
+#include <stdint.h>
+
+#include "proto/error.h"
+
+/* "YYYY-MM-DD HH:MM:SS" and its NUL. */
+#define WHEN_LOCAL_LEN	20
+
+/* ms since the epoch as local time, to the second, into buf. */
+void	when_local(int64_t ms, char *buf);
+
+/*
+ * Parses s as an RFC 3339 date-time or a time before now (ms); *ret is ms
+ * since the epoch. Fails saying what was expected.
+ */
+int	when_parse(const char *s, int64_t now, int64_t *ret, struct bx_error *);
+
+#endif
