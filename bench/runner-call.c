@@ -19,6 +19,12 @@
  *	bench-runner-call [N]	(N calls of each kind; default 20)
  *	tests/egress/testnet.sh --slot 5 build/tests/egress/tls-host --
  *	    build/bench/bench-runner-call [N]
+ *
+ * Against a brokerd that already runs (the owner's unit, in the VM test),
+ * it times N read_files of FILE, which a grant must allow without asking,
+ * each beside a bare sandbox of RUNTIME, and prints the same lines:
+ *
+ *	bench-runner-call --running BROKER_SOCK RUNTIME FILE [N]
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -315,6 +321,26 @@ print_fetch(const char *kind, int64_t *fetch_ns, int64_t *curl_ns, size_t n)
 	    ff.median_us / fc.median_us);
 }
 
+/* The bare sandbox's skeleton root, top/skel. */
+static void
+make_skel(const char *top)
+{
+	const char *d[] = { "usr", "proc", "dev", "tmp", "etc", "run" };
+	char p[4200];
+	size_t i;
+
+	snprintf(p, sizeof(p), "%s/skel", top);
+	mkdir(p, 0755);
+	for (i = 0; i < 6; i++) {
+		snprintf(p, sizeof(p), "%s/skel/%s", top, d[i]);
+		mkdir(p, 0755);
+	}
+	snprintf(p, sizeof(p), "%s/skel/lib64", top);
+	symlink("usr/lib64", p);
+	snprintf(p, sizeof(p), "%s/skel/lib", top);
+	symlink("usr/lib", p);
+}
+
 static void
 runtime_run(const char *kind, size_t n)
 {
@@ -333,17 +359,8 @@ runtime_run(const char *kind, size_t n)
 		return;
 	}
 	make_home(top, kind);
+	make_skel(top);
 	snprintf(skel, sizeof(skel), "%s/skel", top);
-	mkdir(skel, 0755);
-	for (i = 0; i < 6; i++) {
-		const char *d[] = { "usr", "proc", "dev", "tmp", "etc", "run" };
-		char p[4200];
-
-		snprintf(p, sizeof(p), "%s/%s", skel, d[i]);
-		mkdir(p, 0755);
-	}
-	symlink("usr/lib64", strcat(strcpy(frame, skel), "/lib64"));
-	symlink("usr/lib", strcat(strcpy(frame, skel), "/lib"));
 	if ((pid = brokerd_start(top, sock, sizeof(sock))) == -1) {
 		printf("%-7s skipped: brokerd did not start (is %s installed?)\n",
 		    kind, kind);
@@ -402,16 +419,68 @@ runtime_run(const char *kind, size_t n)
 	}
 }
 
+/* --running: read_files of file over sock, each beside a bare sandbox. */
+static int
+running_run(const char *sock, const char *kind, const char *file, size_t n)
+{
+	static int64_t read_ns[BENCH_CALLS_MAX], bare_ns[BENCH_CALLS_MAX];
+	char top[4096], skel[4200], frame[8192], *argv[40];
+	struct figures fr, fb;
+	size_t i;
+
+	snprintf(top, sizeof(top), "%s/bench-runner-XXXXXX",
+	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(top) == NULL) {
+		perror("bench-runner-call: mkdtemp");
+		return 1;
+	}
+	make_skel(top);
+	snprintf(skel, sizeof(skel), "%s/skel", top);
+	bare_argv(kind, skel, argv);
+	for (i = 0; i < n; i++) {
+		snprintf(frame, sizeof(frame), "{\"kind\":\"tool_request\","
+		    "\"session\":\"bench\",\"call\":\"r%zu\",\"tool\":"
+		    "\"read_file\",\"arguments\":\"{\\\"path\\\":\\\"%s\\\"}"
+		    "\"}\n", i, file);
+		read_ns[i] = call_once(sock, frame);
+		bare_ns[i] = run_once(argv);
+	}
+	bench_rmtree(top);
+	if (figures(read_ns, n, &fr) == -1 || figures(bare_ns, n, &fb) == -1) {
+		printf("%-7s failed: a call or the bare sandbox did not "
+		    "succeed\n", kind);
+		return 1;
+	}
+	printf("%-7s bare true   median %8.0f us  p99 %8.0f us\n", kind,
+	    fb.median_us, fb.p99_us);
+	printf("%-7s read_file   median %8.0f us  p99 %8.0f us  ratio %.2f\n",
+	    kind, fr.median_us, fr.p99_us, fr.median_us / fb.median_us);
+	return 0;
+}
+
+static size_t
+count(const char *arg)
+{
+	size_t n = arg != NULL ? strtoul(arg, NULL, 10) : 20;
+
+	if (n == 0 || n > BENCH_CALLS_MAX) {
+		fprintf(stderr, "usage: bench-runner-call [N, 1 to %d]\n"
+		    "       bench-runner-call --running BROKER_SOCK podman|bwrap "
+		    "FILE [N]\n", BENCH_CALLS_MAX);
+		exit(2);
+	}
+	return n;
+}
+
 int
 main(int argc, char **argv)
 {
-	size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 20;
+	size_t n;
 
-	if (n == 0 || n > BENCH_CALLS_MAX) {
-		fprintf(stderr, "usage: bench-runner-call [N, 1 to %d]\n",
-		    BENCH_CALLS_MAX);
-		return 2;
-	}
+	if (argc >= 5 && strcmp(argv[1], "--running") == 0)
+		return running_run(argv[2], argv[3], argv[4],
+		    count(argc > 5 ? argv[5] : NULL));
+	n = count(argc > 1 ? argv[1] : NULL);
 	testnet = getenv("BX_TESTNET_DIR");
 	printf("bench-runner-call: %zu calls of each kind, alternating with "
 	    "a bare sandbox%s\n", n, testnet != NULL ? " (and http_fetch with "

@@ -608,6 +608,21 @@ check_stop() {
 	fi
 }
 
+# The owner's brokerd's read_file round trip against a bare sandbox of the
+# same runtime, in the same run (TCG makes absolute times meaningless; the
+# ratio is the figure). Passes when both ran; the figures go to
+# out/figures, which run.sh prints.
+check_read_file_cost() {
+	local f=$out/checks/$runtime-figures
+	say "bench-runner-call --running (5 read_files of ~/notes/todo.txt, each beside a bare $runtime)"
+	as_owner "$disk/bin/bench-runner-call --running $bxhome/run/loop-broker/broker.sock $runtime $ohome/notes/todo.txt 5" \
+		> "$f" 2>&1
+	cat "$f"
+	grep -q "^$runtime *read_file .*ratio" "$f" ||
+		{ fail "no read_file figure for $runtime"; return 1; }
+	grep "^$runtime " "$f" >> "$out/figures"
+}
+
 # Every check for one runtime, from a fresh owner.
 run_runtime() {
 	runtime=$1
@@ -625,6 +640,7 @@ run_runtime() {
 	check "$runtime: restart brokerd, a call works after" check_restart
 	check "$runtime: sleep 1000 times out" check_timeout
 	check "$runtime: bxctl audit verify" check_audit_verify
+	check "$runtime: read_file time against a bare sandbox" check_read_file_cost
 	check "$runtime: stop leaves no container, cgroup or process" check_stop
 	stop_model
 }

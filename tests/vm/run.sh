@@ -60,6 +60,7 @@ fill_disk() {
 	install -m 755 "$here/guest.sh" "$d/guest.sh"
 	mkdir -p "$d/bin" "$d/src/build" "$d/out"
 	install -m 755 "$b/tests/fake-llama/fake-llama" "$d/bin/fake-llama"
+	install -m 755 "$b/bench/bench-runner-call" "$d/bin/bench-runner-call"
 	if git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
 		# The tracked files as they are in the working tree.
 		(cd "$top" && git ls-files -z | tar --null -T - --ignore-failed-read -cf -) |
@@ -155,6 +156,10 @@ main() {
 	cat "$work/out/guest.log"
 	[ -s "$work/out/summary" ] ||
 		no_result "the guest's log has no summary: guest.sh did not finish"
+	if [ -s "$work/out/figures" ]; then
+		say "read_file against a bare sandbox, in the VM (out/figures)"
+		cat "$work/out/figures"
+	fi
 	echo
 	echo "check-vm: $((SECONDS - t0)) s in all; the VM's files are in $work"
 	rm -f "$work/test.img"
