@@ -4,6 +4,8 @@
 #   make            build build/brokerd, build/loopd, build/bxctl
 #   make check      build and run every test; the last line is "N passed, N failed"
 #   make check-sanitize  the whole suite under ASan+UBSan (build-asan/), then TSan (build-tsan/)
+#   make check-vm   as root: a Debian 12 VM under qemu, Boxmaker as its owner under systemd
+#                   on cgroup v2, both runtimes (tests/vm/README.md)
 #   make install    install under $(PREFIX) (default /usr/local), honouring DESTDIR
 #   make bench      build and run the benchmarks under bench/
 #   make fuzz       build and run each fuzzer for FUZZ_SECONDS (default 60)
