@@ -118,6 +118,14 @@ podman_argv(const struct podman_opts *o, const struct sandbox_view *v,
 		argv_add(a, "--runtime=%s", o->po_runtime);
 	argv_add(a, "--name=%s", name);
 	argv_add(a, "--network=none");
+	/*
+	 * podman passes the host's proxy variables (credentials, often) and
+	 * an inherited notify socket into the container by default; brokerd's
+	 * environment is the owner's session, none of it the sandbox's.
+	 */
+	argv_add(a, "--http-proxy=false");
+	argv_add(a, "--env-host=false");
+	argv_add(a, "--sdnotify=ignore");
 	argv_add(a, "--no-hosts");
 	argv_add(a, "--hostname=%s", SANDBOX_HOSTNAME);
 	argv_add(a, "--read-only");

@@ -149,10 +149,14 @@ check_free(const struct bx_defaults *d, bool force)
 	const char *paths[] = { d->d_brokerd_config, d->d_loopd_config };
 	size_t i;
 
-	for (i = 0; i < 2 && !force; i++)
-		if (access(paths[i], F_OK) == 0 || errno != ENOENT)
+	for (i = 0; i < 2 && !force; i++) {
+		if (access(paths[i], F_OK) == 0)
 			return cli_fail("%s exists; `bxctl init --force` "
 			    "overwrites it", paths[i]);
+		if (errno != ENOENT)
+			return cli_fail("cannot look at %s: %s", paths[i],
+			    strerror(errno));
+	}
 	return CLI_OK;
 }
 

@@ -35,14 +35,13 @@ row(struct table *t, const struct table_col *cols,
     const struct bx_session_info *s, int64_t now)
 {
 	char calls[32], last[WHEN_LOCAL_LEN + SHOW_DURATION_MAX + 8];
-	char ago[SHOW_DURATION_MAX];
+	char ago[SHOW_DURATION_MAX], when[WHEN_LOCAL_LEN];
 
 	snprintf(calls, sizeof(calls), "%" PRIu64, s->calls);
 	if (s->has_last_call) {
-		when_local(s->last_call, last);
+		when_local(s->last_call, when);
 		show_duration(now - s->last_call, ago);
-		snprintf(last + WHEN_LOCAL_LEN - 1, sizeof(last) -
-		    WHEN_LOCAL_LEN + 1, " (%s ago)", ago);
+		snprintf(last, sizeof(last), "%s (%s ago)", when, ago);
 	} else
 		snprintf(last, sizeof(last), "-");
 	table_cell(t, s->session, cols[C_SESSION].width, NULL);

@@ -85,7 +85,9 @@ chain_asks_take(struct chain_asks *a, size_t *ret_n)
 			seq[n++] = seq[i];
 	*ret_n = n;
 	a->seq = NULL;
-	a->n = a->ngone = 0;
+	free(a->gone);
+	a->gone = NULL;
+	a->n = a->ngone = a->cap = 0;
 	return seq;
 }
 

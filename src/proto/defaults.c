@@ -14,13 +14,22 @@
 /* getpwuid_r's buffer: enough for any sane passwd line. */
 #define PASSWD_BUF_MAX	16384
 
+/*
+ * slot = base without its trailing slashes, then rest ("/" if both are
+ * empty then): so HOME=/home/kyle/ or XDG_DATA_HOME=/ join cleanly.
+ */
 static int
-set_path(char *slot, const char *what, struct bx_error *err,
-    const char *fmt, const char *a, const char *b)
+set_path(char *slot, const char *what, const char *base, const char *rest,
+    struct bx_error *err)
 {
+	size_t blen = strnlen(base, BX_PATH_MAX + 1);
 	int n;
 
-	n = snprintf(slot, BX_PATH_MAX + 1, fmt, a, b);
+	while (blen > 0 && base[blen - 1] == '/')
+		blen--;
+	n = snprintf(slot, BX_PATH_MAX + 1, "%.*s%s", (int)blen, base, rest);
+	if (n == 0)
+		n = snprintf(slot, BX_PATH_MAX + 1, "/");
 	if (n < 0 || n > BX_PATH_MAX)
 		return bx_fail(err, "%s gives a path longer than %d bytes",
 		    what, BX_PATH_MAX);
@@ -44,7 +53,7 @@ user_dir(const struct bx_env *env, char *buf, struct bx_error *err)
 	int rc = -1;
 
 	if (env->e_home != NULL && env->e_home[0] != '\0')
-		return set_path(buf, "HOME", err, "%s%s", env->e_home, "");
+		return set_path(buf, "HOME", env->e_home, "", err);
 	if ((pwbuf = malloc(PASSWD_BUF_MAX)) == NULL)
 		return bx_fail(err, "out of memory");
 	if (getpwuid_r(env->e_uid, &pw, pwbuf, PASSWD_BUF_MAX, &found) != 0 ||
@@ -53,7 +62,7 @@ user_dir(const struct bx_env *env, char *buf, struct bx_error *err)
 		    "in the password database", (unsigned)env->e_uid);
 	else
 		rc = set_path(buf, "the password database's home directory",
-		    err, "%s%s", pw.pw_dir, "");
+		    pw.pw_dir, "", err);
 	free(pwbuf);
 	return rc;
 }
@@ -69,20 +78,19 @@ xdg_dir(const struct bx_env *env, const char *var, const char *value,
 	char user[BX_PATH_MAX + 1];
 
 	if (usable(value))
-		return set_path(slot, var, err, "%s%s", value, "/boxmaker");
+		return set_path(slot, var, value, "/boxmaker", err);
 	if (user_dir(env, user, err) == -1)
 		return -1;
-	return set_path(slot, "HOME", err, "%s%s",
-	    strcmp(user, "/") == 0 ? "" : user, fallback);
+	return set_path(slot, "HOME", user, fallback, err);
 }
 
 static int
 config_files(struct bx_defaults *d, struct bx_error *err)
 {
-	if (set_path(d->d_brokerd_config, "the configuration directory", err,
-	    "%s%s", d->d_config_dir, "/brokerd.toml") == -1 ||
-	    set_path(d->d_loopd_config, "the configuration directory", err,
-	    "%s%s", d->d_config_dir, "/loopd.toml") == -1)
+	if (set_path(d->d_brokerd_config, "the configuration directory",
+	    d->d_config_dir, "/brokerd.toml", err) == -1 ||
+	    set_path(d->d_loopd_config, "the configuration directory",
+	    d->d_config_dir, "/loopd.toml", err) == -1)
 		return -1;
 	return 0;
 }
@@ -103,8 +111,8 @@ bx_defaults_resolve(const struct bx_env *env, struct bx_defaults *ret,
 	    "/.config/boxmaker", d.d_config_dir, err) == -1)
 		return -1;
 	if (env->e_boxmaker_home != NULL && env->e_boxmaker_home[0] != '\0' &&
-	    set_path(d.d_home, "BOXMAKER_HOME", err, "%s%s",
-	    env->e_boxmaker_home, "") == -1)
+	    set_path(d.d_home, "BOXMAKER_HOME", env->e_boxmaker_home, "",
+	    err) == -1)
 		return -1;
 	if (config_files(&d, err) == -1)
 		return -1;
