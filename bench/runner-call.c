@@ -260,8 +260,9 @@ bare_argv(const char *kind, const char *skel, char **argv)
 
 	snprintf(rootfs, sizeof(rootfs), "%s", skel);
 	if (strcmp(kind, "podman") == 0) {
+		/* podman's default OCI runtime, as brokerd's calls get. */
 		const char *const p[] = { "/usr/bin/podman", "run", "--rm",
-		    "--pull=never", "--runtime=runc", "--network=none",
+		    "--pull=never", "--network=none",
 		    "--no-hosts", "--read-only", "--init",
 		    "--log-driver=passthrough", "--cap-drop=all",
 		    "--security-opt=no-new-privileges",
