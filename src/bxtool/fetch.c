@@ -76,9 +76,10 @@ child(const struct bxt_args *a, int nullfd, int out, int err)
 	    dup2(out, STDOUT_FILENO) != -1 && dup2(err, STDERR_FILENO) != -1) {
 		bxt_child_reset();
 		(void)execve(FETCH_CURL, argv, bxt_command_env);
+		err = STDERR_FILENO;	/* the reset closed the others */
 	}
-	(void)dprintf(err, "cannot run %s: %s\n", FETCH_CURL,
-	    strerror(errno));
+	(void)dprintf(err, "cannot run %s: %s (http_fetch runs the curl of "
+	    "the sandbox's /usr: install curl)\n", FETCH_CURL, strerror(errno));
 	_exit(EXIT_CANNOT_RUN);
 }
 

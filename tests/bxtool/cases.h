@@ -75,4 +75,8 @@ void	test_run_not_dumpable(void **state);
 	case_test(test_run_background), \
 	case_test(test_run_not_dumpable)
 
+void	test_fetch_without_curl(void **state);
+#define CASES_FETCH \
+	case_test(test_fetch_without_curl)
+
 #endif

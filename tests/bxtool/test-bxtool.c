@@ -253,6 +253,7 @@ main(int argc, char *argv[])
 		case_test(test_no_status_reader),
 		CASES_WRITE,
 		CASES_RUN,
+		CASES_FETCH,
 	};
 
 	want_static = argc > 1 && strcmp(argv[1], "static") == 0;
