@@ -9,7 +9,6 @@
  *
  *	bench-audit-verify [RECORDS]
  */
-#include <sys/stat.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,25 +30,17 @@ die(const char *what)
 int
 main(int argc, char **argv)
 {
-	char home[4096], dir[4096 + 8], out[4096 + 16];
+	char home[4096], out[4096 + 16];
 	char *verify[] = { BXCTL_PATH, "audit", "verify", "--home", home, NULL };
 	char *sum[AUDITGEN_DAYS + 2] = { "/usr/bin/sha256sum" };
 	struct auditgen gen;
 	double tv = 1e9, ts = 1e9, t;
 	unsigned records = argc > 1 ? (unsigned)atoi(argv[1]) : RECORDS;
-	const char *tmp = getenv("TMPDIR");
 	char first[256] = "";
 	FILE *fp;
 	int i;
 
-	snprintf(home, sizeof(home), "%s/bench-audit-XXXXXX",
-	    tmp != NULL ? tmp : "/tmp");
-	if (records < AUDITGEN_DAYS || mkdtemp(home) == NULL)
-		die("cannot make a temporary home");
-	snprintf(dir, sizeof(dir), "%s/audit", home);
-	if (mkdir(dir, 0700) == -1)
-		die("cannot make the audit directory");
-	auditgen_write(home, records, &gen);
+	auditgen_home("bench-audit", home, sizeof(home), records, &gen);
 	for (i = 0; i < AUDITGEN_DAYS; i++)
 		sum[i + 1] = gen.files[i];
 	sum[AUDITGEN_DAYS + 1] = NULL;

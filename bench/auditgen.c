@@ -3,6 +3,8 @@
  * (auditgen.h). Each record is encoded by the real encoder and chained by
  * the real hash, so whatever reads it reads what brokerd writes.
  */
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,4 +168,20 @@ auditgen_write(const char *home, unsigned records, struct auditgen *out)
 	}
 	out->bytes = g.bytes;
 	out->calls = g.calls;
+}
+
+void
+auditgen_home(const char *name, char *home, size_t size, unsigned records,
+    struct auditgen *out)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096 + 8];
+
+	snprintf(home, size, "%s/%s-XXXXXX", tmp != NULL ? tmp : "/tmp", name);
+	if (records < AUDITGEN_DAYS || mkdtemp(home) == NULL)
+		die("cannot make a temporary home");
+	snprintf(dir, sizeof(dir), "%s/audit", home);
+	if (mkdir(dir, 0700) == -1)
+		die("cannot make the audit directory");
+	auditgen_write(home, records, out);
 }

@@ -12,6 +12,7 @@
 #ifndef BENCH_AUDITGEN_H
 #define BENCH_AUDITGEN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define AUDITGEN_DAYS	5
@@ -24,5 +25,12 @@ struct auditgen {
 
 /* Writes records records (at least AUDITGEN_DAYS) into home/audit. */
 void	auditgen_write(const char *home, unsigned records, struct auditgen *);
+
+/*
+ * A new home under $TMPDIR (or /tmp), named <name>-XXXXXX, into home (size
+ * bytes), with records records written into its audit/.
+ */
+void	auditgen_home(const char *name, char *home, size_t size,
+	    unsigned records, struct auditgen *);
 
 #endif

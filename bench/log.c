@@ -11,7 +11,6 @@
  *
  *	bench-log [RECORDS]
  */
-#include <sys/stat.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,25 +75,17 @@ report(const char *what, struct figure f, unsigned records)
 int
 main(int argc, char **argv)
 {
-	char home[4096], dir[4096 + 8], out[4096 + 16], last[512];
+	char home[4096], out[4096 + 16], last[512];
 	char *log[] = { BXCTL_PATH, "log", "--home", home, NULL };
 	char *tail[] = { BXCTL_PATH, "log", "-n", "20", "--home", home, NULL };
 	char *json[] = { BXCTL_PATH, "log", "--json", "--home", home, NULL };
 	char *verify[] = { BXCTL_PATH, "audit", "verify", "--home", home,
 	    NULL };
 	unsigned records = argc > 1 ? (unsigned)atoi(argv[1]) : RECORDS;
-	const char *tmp = getenv("TMPDIR");
 	struct auditgen gen;
 	struct figure tl, tn, tj, tv;
 
-	snprintf(home, sizeof(home), "%s/bench-log-XXXXXX",
-	    tmp != NULL ? tmp : "/tmp");
-	if (records < AUDITGEN_DAYS || mkdtemp(home) == NULL)
-		die("cannot make a temporary home");
-	snprintf(dir, sizeof(dir), "%s/audit", home);
-	if (mkdir(dir, 0700) == -1)
-		die("cannot make the audit directory");
-	auditgen_write(home, records, &gen);
+	auditgen_home("bench-log", home, sizeof(home), records, &gen);
 	snprintf(out, sizeof(out), "%s/log.out", home);
 	/* A first pass warms the page cache. */
 	bench_timed(verify, NULL, NULL);

@@ -148,6 +148,7 @@ struct watch {
 	bool			 w_exited;
 	int64_t			 w_exited_ms;
 	int64_t			 w_tool_ms;	/* the started line, or 0 */
+	size_t			 w_scanned;	/* stderr looked at for it */
 };
 
 static void
@@ -229,16 +230,22 @@ time_up(const struct watch *w)
 	    l->el_timeout_ms;
 }
 
-/* Whether stderr now holds EXEC_STARTED_LINE at the start of a line. */
+/*
+ * Whether stderr now holds EXEC_STARTED_LINE at the start of a line. Only
+ * what arrived since the last look is searched, with the few bytes before
+ * it where a line split between two reads may begin.
+ */
 static void
 look_for_start(struct watch *w)
 {
 	struct exec_outcome *o = w->w_o;
-	const char *p = o->eo_err, *end = o->eo_err + o->eo_err_len, *hit;
+	const char *p, *end = o->eo_err + o->eo_err_len, *hit;
 	size_t len = strlen(EXEC_STARTED_LINE);
 
 	if (w->w_lim->el_start_timeout_ms == 0 || o->eo_started)
 		return;
+	p = o->eo_err + (w->w_scanned >= len ? w->w_scanned - len + 1 : 0);
+	w->w_scanned = o->eo_err_len;
 	for (; (hit = memmem(p, (size_t)(end - p), EXEC_STARTED_LINE, len)) !=
 	    NULL; p = hit + 1)
 		if (hit == o->eo_err || hit[-1] == '\n') {

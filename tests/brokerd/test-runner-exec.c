@@ -58,6 +58,20 @@ test_slow_start_is_not_the_tools_time(void **state)
 	exec_outcome_clear(&o);
 }
 
+/* A started line that arrives in two reads still counts, once whole. */
+static void
+test_started_line_split_across_reads(void **state)
+{
+	struct exec_outcome o;
+
+	(void)state;
+	run("printf 'noise\\nbxtool: sta' >&2; " SLOW_START
+	    "printf 'rted\\n' >&2; echo done", 60000, &o);
+	assert_int_equal(o.eo_end, EXEC_EXITED);
+	assert_true(o.eo_started);
+	exec_outcome_clear(&o);
+}
+
 static void
 test_tool_time_counts_from_started(void **state)
 {
@@ -104,6 +118,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slow_start_is_not_the_tools_time),
+		cmocka_unit_test(test_started_line_split_across_reads),
 		cmocka_unit_test(test_tool_time_counts_from_started),
 		cmocka_unit_test(test_start_has_its_own_bound),
 		cmocka_unit_test(test_without_a_start_bound_the_fork_counts),
