@@ -31,7 +31,8 @@
 
 #include "brokerd/approvals.h"
 #include "brokerd/audit.h"
-#include "brokerd/runner.h"
+#include "brokerd/log.h"
+#include "brokerd/runner/runner.h"
 #include "brokerd/state.h"
 #include "proto/error.h"
 #include "proto/message.h"
@@ -42,12 +43,6 @@
 #define BROKER_RUNNER_FAILED	"the runner failed"
 /* Who answered an approval, in the Approval record (M4 adds Mattermost). */
 #define BROKER_APPROVER		"bxctl"
-
-/* Where brokerd's lines go: one line each, without the newline. */
-struct broker_log {
-	void	(*line)(void *ctx, const char *line);
-	void	*ctx;
-};
 
 struct broker_config {
 	const char			*grants_dir;

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "brokerd/config_runner.h"
+#include "brokerd/runner/runner.h"
 #include "proto/error.h"
 
 #define CONFIG_DEFAULT_TTL_MS	900000

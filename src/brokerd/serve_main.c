@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "brokerd/config.h"
-#include "brokerd/runner_sandbox.h"
+#include "brokerd/runner/runner.h"
 #include "brokerd/sdnotify.h"
 #include "brokerd/serve.h"
 #include "proto/clock.h"

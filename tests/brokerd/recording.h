@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "brokerd/runner.h"
+#include "brokerd/runner/runner.h"
 
 /* The most mounts or egress patterns one recorded call keeps. */
 #define RECORDING_MAX_ITEMS	16

@@ -25,7 +25,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
-#include "brokerd/runner_sandbox.h"
+#include "brokerd/runner/runner.h"
 #include "brokerd/serve.h"
 #include "fake_llama.h"
 #include "loopd/broker_port.h"

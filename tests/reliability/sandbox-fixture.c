@@ -21,7 +21,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "brokerd/runner_sandbox.h"
+#include "brokerd/runner/runner.h"
 #include "proto/sha256.h"
 #include "sandbox-fixture.h"
 

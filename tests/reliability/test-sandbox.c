@@ -27,7 +27,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "brokerd/runner_sandbox.h"
+#include "brokerd/runner/runner.h"
 #include "harness.h"
 #include "proto/sha256.h"
 #include "sandbox-calls.h"

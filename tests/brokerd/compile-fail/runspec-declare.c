@@ -1,5 +1,5 @@
 /* runspec-declare.c: must not compile: a run_spec cannot be declared by value. */
-#include "brokerd/runner.h"
+#include "brokerd/runner/runner.h"
 
 int	build(const struct runtime *);
 

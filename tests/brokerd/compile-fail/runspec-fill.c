@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "brokerd/runner.h"
+#include "brokerd/runner/runner.h"
 
 struct run_spec	*forge(void);
 

@@ -1,5 +1,5 @@
 /* runspec-literal.c: must not compile: no compound literal of a run_spec either. */
-#include "brokerd/runner.h"
+#include "brokerd/runner/runner.h"
 
 const struct run_spec	*forge(void);
 

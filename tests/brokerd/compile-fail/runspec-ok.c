@@ -7,7 +7,7 @@
  */
 #include <stddef.h>
 
-#include "brokerd/runner.h"
+#include "brokerd/runner/runner.h"
 
 int	look(void *, const struct run_spec *, struct run_result *,
 	    struct bx_error *);

@@ -1,0 +1,297 @@
+/*
+ * runner_sandbox.c: M3b's runtime, one fresh sandbox per call
+ * (runner_sandbox.h). This file holds what both backends share: the
+ * host's facts gathered once at startup, the max_running slots, the call's
+ * directory and cgroup, and the removal of everything a call made, whether
+ * it ended well or not.
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "brokerd/runner/runner_egress.h"
+#include "brokerd/runner/runner_impl.h"
+#include "brokerd/runner/runner_result.h"
+#include "brokerd/runner/runner.h"
+
+/* The seq of the start-up check's sandbox: no Decision record has it. */
+#define RUNNER_CHECK_SEQ	UINT64_MAX
+
+static int	run(void *, const struct run_spec *, struct run_result *,
+		    struct bx_error *);
+
+void
+runner_say(const struct runner_sandbox *rs, const char *fmt, ...)
+{
+	char line[2 * BX_ERROR_MAX];
+	va_list ap;
+
+	if (rs->rs_log == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	rs->rs_log->line(rs->rs_log->ctx, line);
+}
+
+int
+runner_sandbox_new(const struct runner_sandbox_config *c,
+    struct runner_sandbox **ret, struct bx_error *err)
+{
+	struct runner_sandbox *rs;
+	struct sandbox_host *h;
+
+	if (c->rsc_runner->cr_kind == RUNNER_REFUSE)
+		return bx_fail(err, "runner: kind \"refuse\" runs no sandbox");
+	if ((rs = calloc(1, sizeof(*rs))) == NULL)
+		return bx_fail(err, "runner: out of memory");
+	rs->rs_cfg = *c->rsc_runner;
+	rs->rs_log = c->rsc_log;
+	slots_init(&rs->rs_slots, rs->rs_cfg.cr_max_running);
+	if (runner_setup(rs, c, err) == -1) {
+		bx_error_prefix(err, "%s", config_runner_kind_name(
+		    rs->rs_cfg.cr_kind));
+		runner_sandbox_free(rs);
+		return -1;
+	}
+	h = &rs->rs_host;
+	h->sh_runner_dir = rs->rs_runner_dir;
+	h->sh_usr = rs->rs_usr;
+	h->sh_bxtool = rs->rs_bxtool;
+	h->sh_tmp_bytes = rs->rs_cfg.cr_memory_mb * 1024 * 1024;
+	h->sh_output_bytes = (size_t)rs->rs_cfg.cr_output_bytes;
+	rs->rs_backend.bs_program = rs->rs_program;
+	rs->rs_backend.bs_podman_runtime = rs->rs_cfg.cr_podman_runtime;
+	rs->rs_backend.bs_home_id = rs->rs_home_id;
+	rs->rs_backend.bs_pids = rs->rs_cfg.cr_pids;
+	rs->rs_backend.bs_timeout_ms = rs->rs_cfg.cr_timeout_ms;
+	rs->rs_runtime.run = run;
+	rs->rs_runtime.ctx = rs;
+	*ret = rs;
+	return 0;
+}
+
+void
+runner_sandbox_free(struct runner_sandbox *rs)
+{
+	size_t i;
+
+	if (rs == NULL)
+		return;
+	for (i = 0; i < SANDBOX_MAX_PROTECTED; i++)
+		free(rs->rs_protected[i]);
+	for (i = 0; i < SANDBOX_MAX_ROOT_ENTRIES; i++)
+		free(rs->rs_entries[i]);
+	free(rs->rs_seccomp);
+	runner_release(rs);
+	cgroup_host_free(rs->rs_cgroups);
+	slots_destroy(&rs->rs_slots);
+	free(rs);
+}
+
+const struct runtime *
+runner_sandbox_runtime(struct runner_sandbox *rs)
+{
+	return &rs->rs_runtime;
+}
+
+int
+runner_sandbox_sweep(struct runner_sandbox *rs, size_t *ret_removed,
+    struct bx_error *err)
+{
+	size_t containers = 0, cgroups = 0, dirs = 0;
+
+	if (rs->rs_cfg.cr_kind == RUNNER_PODMAN &&
+	    podman_sweep(&rs->rs_backend, &containers, err) == -1)
+		return bx_error_prefix(err, "runner: sweep");
+	if (cgroup_sweep(rs->rs_cgroups, &cgroups, err) == -1 ||
+	    sandbox_dir_sweep(rs->rs_runner_dir, &dirs, err) == -1)
+		return bx_error_prefix(err, "runner: sweep");
+	*ret_removed = containers + cgroups + dirs;
+	return 0;
+}
+
+static int
+unavailable(struct run_result *ret, const char *msg, struct bx_error *err)
+{
+	if ((ret->rr_text = strdup(msg)) == NULL)
+		return bx_fail(err, "runner: out of memory");
+	ret->rr_status = RUN_UNAVAILABLE;
+	ret->rr_truncated = false;
+	return 0;
+}
+
+/* Removes what the call made; what cannot be removed is said, once. */
+static void
+remove_call(struct runner_sandbox *rs, const struct sandbox_view *v,
+    struct cgroup_call *cg, bool abnormal)
+{
+	struct bx_error err;
+
+	if (abnormal && rs->rs_cfg.cr_kind == RUNNER_PODMAN)
+		podman_cleanup(&rs->rs_backend, v->v_seq);
+	if (cgroup_call_remove(cg, &err) == -1)
+		runner_say(rs, "runner: call %" PRIu64 ": %s; %s", v->v_seq, err.msg,
+		    RUNNER_RUNBOOK);
+	if (sandbox_dir_remove(v->v_calldir, &err) == -1)
+		runner_say(rs, "runner: call %" PRIu64 ": %s; %s", v->v_seq, err.msg,
+		    RUNNER_RUNBOOK);
+	if (rs->rs_cfg.cr_kind == RUNNER_BWRAP)
+		(void)exec_reap_orphans();
+}
+
+/* http_fetch's proxy, for a spec with egress; *ret stays NULL otherwise. */
+static int
+start_egress(struct runner_sandbox *rs, const struct sandbox_view *v,
+    const struct run_spec *spec, struct egress_call **ret,
+    struct bx_error *err)
+{
+	const char *const *hosts;
+	size_t nhosts;
+
+	*ret = NULL;
+	if (spec == NULL || !run_spec_has_egress(spec))
+		return 0;
+	hosts = run_spec_egress(spec, &nhosts);
+	return egress_start(rs, v, hosts, nhosts, ret, err);
+}
+
+/* The run into a result, with what the proxy reported, if there was one. */
+static int
+shape(struct runner_sandbox *rs, struct sandbox_call *call, enum bx_tool tool,
+    struct exec_outcome *o, struct egress_call *eg, struct run_result *ret,
+    struct bx_error *err)
+{
+	struct egress_report er;
+	struct result_input in;
+	int rc;
+
+	memset(&er, 0, sizeof(er));
+	if (eg != NULL)
+		egress_finish(eg, &er);
+	if (er.er_broken) {
+		free(er.er_refusal);
+		return unavailable(ret, "the egress proxy ended on its own; "
+		    EGRESS_RUNBOOK, err);
+	}
+	memset(&in, 0, sizeof(in));
+	in.ri_tool = tool;
+	in.ri_run = o;
+	in.ri_runtime = config_runner_kind_name(rs->rs_cfg.cr_kind);
+	in.ri_oomed = cgroup_call_oomed(call->sc_cgroup);
+	in.ri_timeout_ms = rs->rs_cfg.cr_timeout_ms;
+	in.ri_start_timeout_ms = rs->rs_cfg.cr_start_timeout_ms;
+	in.ri_memory_mb = rs->rs_cfg.cr_memory_mb;
+	in.ri_output_bytes = (size_t)rs->rs_cfg.cr_output_bytes;
+	in.ri_egress_refusal = er.er_refusal;
+	in.ri_egress_limit = er.er_limit;
+	rc = runner_result(&in, ret, err);
+	free(er.er_refusal);
+	return rc;
+}
+
+/* One view through its backend into a result; the slot is held. */
+static int
+run_view(struct runner_sandbox *rs, const struct sandbox_view *v,
+    const struct run_spec *spec, enum bx_tool tool, int hangup_fd,
+    struct run_result *ret, struct bx_error *err)
+{
+	struct egress_call *eg = NULL;
+	struct sandbox_call call;
+	struct exec_limits lim;
+	struct exec_outcome o;
+	struct bx_error why;
+	int rc;
+
+	memset(&call, 0, sizeof(call));
+	memset(&lim, 0, sizeof(lim));
+	lim.el_timeout_ms = rs->rs_cfg.cr_timeout_ms;
+	lim.el_start_timeout_ms = rs->rs_cfg.cr_start_timeout_ms;
+	lim.el_output_bytes = (size_t)rs->rs_cfg.cr_output_bytes;
+	lim.el_hangup_fd = hangup_fd;
+	lim.el_stdin = v->v_stdin;
+	lim.el_stdin_len = v->v_stdin_len;
+	call.sc_view = v;
+	call.sc_limits = &lim;
+	if (sandbox_dir_prepare(v, rs->rs_uid, rs->rs_gid, &why) == -1)
+		return unavailable(ret, why.msg, err);
+	if (cgroup_call_new(rs->rs_cgroups, v->v_seq,
+	    rs->rs_cfg.cr_memory_mb * 1024 * 1024, rs->rs_cfg.cr_pids,
+	    &call.sc_cgroup, &why) == -1) {
+		sandbox_dir_remove(v->v_calldir, err);
+		return unavailable(ret, why.msg, err);
+	}
+	if (start_egress(rs, v, spec, &eg, &why) == -1)
+		rc = -1;
+	else
+		rc = rs->rs_cfg.cr_kind == RUNNER_PODMAN ?
+		    podman_run(&rs->rs_backend, &call, &o, &why) :
+		    bwrap_run(&rs->rs_backend, &call, &o, &why);
+	if (rc == 0) {
+		rc = shape(rs, &call, tool, &o, eg, ret, err);
+		call.sc_abnormal |= ret->rr_status == RUN_UNAVAILABLE;
+		exec_outcome_clear(&o);
+	} else
+		rc = unavailable(ret, why.msg, err);
+	egress_free(eg);
+	remove_call(rs, v, call.sc_cgroup, call.sc_abnormal);
+	return rc;
+}
+
+static int
+run(void *ctx, const struct run_spec *spec, struct run_result *ret,
+    struct bx_error *err)
+{
+	struct runner_sandbox *rs = ctx;
+	struct sandbox_view *v = NULL;
+	struct bx_error why;
+	int hangup_fd = run_spec_hangup_fd(spec), rc;
+
+	if (sandbox_view_build(&rs->rs_host, spec, run_spec_seq(spec), &v,
+	    &why) == -1)
+		return unavailable(ret, why.msg, err);
+	if (!slots_take(&rs->rs_slots, hangup_fd)) {
+		sandbox_view_free(v);
+		return unavailable(ret, "the caller went away", err);
+	}
+	rc = run_view(rs, v, spec, run_spec_tool(spec), hangup_fd, ret, err);
+	slots_give(&rs->rs_slots);
+	sandbox_view_free(v);
+	return rc;
+}
+
+int
+runner_sandbox_check(struct runner_sandbox *rs, struct bx_error *err)
+{
+	struct sandbox_view *v = NULL;
+	struct run_result r;
+	int rc = -1;
+
+	memset(&r, 0, sizeof(r));
+	if (sandbox_view_noop(&rs->rs_host, RUNNER_CHECK_SEQ, &v, err) == -1)
+		return -1;
+	(void)sandbox_dir_remove(v->v_calldir, err);
+	if (run_view(rs, v, NULL, BX_TOOL_SHELL, -1, &r, err) == -1)
+		goto out;
+	if (r.rr_status != RUN_OK || strcmp(r.rr_text, "") != 0) {
+		bx_fail(err, "runner: the %s start-up check failed: %s",
+		    config_runner_kind_name(rs->rs_cfg.cr_kind), r.rr_text);
+		goto out;
+	}
+	if (egress_check(rs, v, err) == -1)
+		goto out;
+	rc = 0;
+out:
+	run_result_clear(&r);
+	sandbox_view_free(v);
+	return rc;
+}
