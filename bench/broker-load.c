@@ -47,7 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "brokerd/runner.h"
+#include "brokerd/runner/runner.h"
 #include "proto/frame.h"
 #include "proto/message.h"
 #include "timing.h"
