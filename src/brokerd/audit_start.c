@@ -44,7 +44,7 @@ take_lock(struct audit *a, struct bx_error *err)
 	until = bx_clock_mono_ms() + AUDIT_LOCK_WAIT_MS;
 	while ((rc = flock(a->a_lockfd, LOCK_EX | LOCK_NB)) == -1 &&
 	    errno == EWOULDBLOCK && bx_clock_mono_ms() < until)
-		(void)usleep(AUDIT_LOCK_POLL_MS * 1000);
+		bx_clock_sleep_ms(AUDIT_LOCK_POLL_MS);
 	if (rc == 0)
 		return 0;
 	if (errno == EWOULDBLOCK)

@@ -12,26 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "brokerd/broker.h"
-#include "proto/sha256.h"
-
-struct broker {
-	struct broker_config	 b_cfg;
-	pthread_mutex_t		 b_lock;	/* guards the two below */
-	bool			 b_reported;
-	struct bx_hash		 b_problems;	/* fingerprint last printed */
-};
-
-/* One call in progress. */
-struct call {
-	struct broker			*c_b;
-	const struct bx_tool_request	*c_req;
-	const struct broker_peer	*c_peer;
-	struct state_hold		 c_hold;
-	struct state_value		 c_st;		/* when (re)decided */
-	struct decision			*c_d;		/* the first decision */
-	uint64_t			 c_seq;		/* its record's seq */
-};
+#include "brokerd/broker_impl.h"
 
 struct broker *
 broker_new(const struct broker_config *cfg, struct bx_error *err)
@@ -176,92 +157,6 @@ decide(struct call *c, struct bx_error *err)
 	return rc;
 }
 
-static int
-record_decision(struct call *c)
-{
-	struct bx_audit_event ev;
-	struct bx_ev_decision *e = &ev.decision;
-	struct bx_error err;
-	const struct decision *d = c->c_d;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.type = BX_AUDIT_DECISION;
-	e->session = c->c_req->session;
-	e->call = c->c_req->call;
-	e->tool = c->c_req->tool;
-	e->arguments = c->c_req->arguments;
-	e->outcome = decision_outcome(d);
-	if (decision_has_grant(d)) {
-		e->grant = decision_grant_id(d);
-		e->has_grant_sha256 = true;
-		e->grant_sha256 = *decision_grant_sha256(d);
-	}
-	e->taint = c->c_st.taint;
-	e->untrusted = c->c_st.untrusted;
-	if (audit_append(c->c_b->b_cfg.audit, &ev, &c->c_seq, &err) == 0)
-		return 0;
-	broker_log(c->c_b, "%s", err.msg);
-	return -1;
-}
-
-/* Writes the Approval record; on failure the outcome becomes audit_unavailable. */
-static void
-record_approval(struct call *c, enum bx_answer answer, const char *reason,
-    struct bx_outcome *outcome)
-{
-	struct bx_audit_event ev;
-	struct bx_ev_approval *e = &ev.approval;
-	struct bx_error err;
-	uint64_t seq;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.type = BX_AUDIT_APPROVAL;
-	e->session = c->c_req->session;
-	e->call = c->c_req->call;
-	e->decision = c->c_seq;
-	e->answer = answer;
-	e->by = answer == BX_ANSWER_EXPIRED ? NULL : BROKER_APPROVER;
-	e->reason = reason;
-	e->outcome = *outcome;
-	if (audit_append(c->c_b->b_cfg.audit, &ev, &seq, &err) == 0)
-		return;
-	broker_log(c->c_b, "%s", err.msg);
-	outcome->kind = BX_OUTCOME_DENIED;
-	outcome->reason = BX_DENY_AUDIT_UNAVAILABLE;
-}
-
-/* Writes the Result record of what loopd is about to be told. */
-static int
-record_result(struct call *c, const struct decision *d, bool failed,
-    const struct run_result *rr, const char *sent, enum bx_class taint_after)
-{
-	struct bx_audit_event ev;
-	struct bx_ev_result *e = &ev.result;
-	struct bx_error err;
-	uint64_t seq;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.type = BX_AUDIT_RESULT;
-	e->session = c->c_req->session;
-	e->call = c->c_req->call;
-	e->decision = c->c_seq;
-	e->status = failed ? BX_RESULT_STATUS_FAILED : BX_RESULT_STATUS_RESULT;
-	if (rr->rr_status != RUN_UNAVAILABLE) {
-		e->class = decision_result_class(d);
-		e->untrusted = decision_untrusted(d);
-	} else
-		e->class = BX_CLASS_PUBLIC;
-	e->truncated = !failed && rr->rr_truncated;
-	e->bytes = strlen(sent);
-	e->taint_after = taint_after;
-	if (bx_sha256(sent, strlen(sent), &e->sha256, &err) == -1 ||
-	    audit_append(c->c_b->b_cfg.audit, &ev, &seq, &err) == -1) {
-		broker_log(c->c_b, "%s", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * Runs an allowed (or approved) decision with the session held: run, state
  * file, Result record, answer. A tool's failure raises the taint like a
@@ -306,7 +201,7 @@ run_and_answer(struct call *c, const struct decision *d, bool approved,
 	/* Withheld content leaves the taint where the state file has it. */
 	if (!stored)
 		after = c->c_st;
-	if (record_result(c, d, failed, &rr, sent, after.taint) == -1)
+	if (broker_record_result(c, d, failed, &rr, sent, after.taint) == -1)
 		rc = send_msg(c, bx_msg_failed(BROKER_UNRECORDED), err);
 	else if (!failed)
 		rc = send_msg(c, bx_msg_result(rr.rr_text,
@@ -352,7 +247,7 @@ approved(struct call *c, struct approval *a, struct bx_error *err)
 		    err);
 	}
 	out = decision_outcome(d);
-	record_approval(c, BX_ANSWER_APPROVED, NULL, &out);
+	broker_record_approval(c, BX_ANSWER_APPROVED, NULL, &out);
 	approvals_finish(t, a, &out);
 	if (out.kind == BX_OUTCOME_DENIED)
 		rc = send_denied(c, out.reason, err);
@@ -400,10 +295,10 @@ ask(struct call *c, struct bx_error *err)
 		return approved(c, a, err);
 	case APPROVALS_REFUSED:
 		out.reason = BX_DENY_APPROVAL_REFUSED;
-		record_approval(c, BX_ANSWER_REFUSED, reason, &out);
+		broker_record_approval(c, BX_ANSWER_REFUSED, reason, &out);
 		break;
 	case APPROVALS_EXPIRED:
-		record_approval(c, BX_ANSWER_EXPIRED, NULL, &out);
+		broker_record_approval(c, BX_ANSWER_EXPIRED, NULL, &out);
 		break;
 	default:
 		approvals_finish(t, a, &out);
@@ -434,7 +329,7 @@ broker_call(struct broker *b, const struct bx_tool_request *req,
 		return send_msg(&c, bx_msg_error(BX_CODE_INTERNAL, err->msg),
 		    err);
 	}
-	if (record_decision(&c) == -1) {
+	if (broker_record_decision(&c) == -1) {
 		state_release(b->b_cfg.state, &c.c_hold);
 		rc = send_denied(&c, BX_DENY_AUDIT_UNAVAILABLE, err);
 		goto out;

@@ -2,6 +2,8 @@
  * clock.c: milliseconds from clock_gettime(2). The clocks asked for here
  * always exist on Linux, so a failure cannot happen and is not reported.
  */
+#include <errno.h>
+
 #include "proto/clock.h"
 
 static int64_t
@@ -38,4 +40,15 @@ bx_clock_after(clockid_t clock, int64_t ms, struct timespec *ret)
 		ts.tv_nsec -= 1000000000L;
 	}
 	*ret = ts;
+}
+
+void
+bx_clock_sleep_ms(int64_t ms)
+{
+	struct timespec until;
+
+	bx_clock_after(CLOCK_MONOTONIC, ms, &until);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until,
+	    NULL) == EINTR)
+		continue;
 }

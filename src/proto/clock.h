@@ -25,4 +25,12 @@ int64_t	bx_clock_mono_ms(void);
  */
 void	bx_clock_after(clockid_t clock, int64_t ms, struct timespec *ret);
 
+/*
+ * Sleeps ms milliseconds on the monotonic clock, the whole of it: a signal
+ * that interrupts the sleep does not shorten it. For the loops that poll
+ * something no descriptor reports (a lock, a cgroup emptying, a container
+ * list), so each waits the same way.
+ */
+void	bx_clock_sleep_ms(int64_t ms);
+
 #endif

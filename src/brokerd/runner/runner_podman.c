@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "brokerd/runner/runner_impl.h"
+#include "proto/clock.h"
 
 /*
  * brokerd makes and limits each call's cgroup itself, and podman must put
@@ -294,7 +294,6 @@ int
 podman_sweep(const struct backend_settings *bs, size_t *ret_removed,
     struct bx_error *err)
 {
-	const struct timespec pause = { 0, PODMAN_SWEEP_PAUSE_MS * 1000000L };
 	size_t removed = 0, found;
 	char *out = NULL;
 	int round;
@@ -314,7 +313,7 @@ podman_sweep(const struct backend_settings *bs, size_t *ret_removed,
 		}
 		/* Still listed after a round: let its own cleanup finish. */
 		if (round > 0)
-			nanosleep(&pause, NULL);
+			bx_clock_sleep_ms(PODMAN_SWEEP_PAUSE_MS);
 		found = remove_listed(bs, out);
 		if (round == 0)
 			removed = found;
