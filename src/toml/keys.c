@@ -1,6 +1,7 @@
 /*
  * keys.c: decoding configuration tables by typed keys (keys.h).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +102,29 @@ decode_table(const struct toml_doc *doc, const struct toml_section *sec,
 	return 0;
 }
 
+/*
+ * An INT key is stored through an int, so a range wider than an int would
+ * cut a value that passed it. A table like that is the program's mistake,
+ * caught on every load, whether the key is present or not.
+ */
+static int
+check_ranges(const struct toml_section *sections, struct bx_error *err)
+{
+	const struct toml_section *sec;
+	const struct toml_key *k;
+
+	for (sec = sections; sec->ts_name != NULL; sec++)
+		for (k = sec->ts_keys; k->tk_name != NULL; k++)
+			if (k->tk_type == TOML_KEY_INT &&
+			    (k->tk_min < INT_MIN || k->tk_max > INT_MAX ||
+			    k->tk_min > k->tk_max))
+				return bx_fail(err, "%s.%s: the range %lld to "
+				    "%lld is not an int's", sec->ts_name,
+				    k->tk_name, (long long)k->tk_min,
+				    (long long)k->tk_max);
+	return 0;
+}
+
 int
 toml_keys_decode(const struct toml_doc *doc,
     const struct toml_section *sections, void *dst, struct bx_error *err)
@@ -111,6 +135,8 @@ toml_keys_decode(const struct toml_doc *doc,
 	size_t i;
 	int line;
 
+	if (check_ranges(sections, err) == -1)
+		return -1;
 	for (i = 0; (name = toml_table_key_at(root, i, NULL, &line, NULL));
 	    i++) {
 		for (sec = sections; sec->ts_name != NULL; sec++)

@@ -4,6 +4,7 @@
  * sections at an offset, custom keys, "" as unset, and that a key the file
  * leaves out keeps the caller's default.
  */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -165,12 +166,40 @@ test_refusals(void **state)
 	    "t.toml:2: a.sock: a socket path is at most 107 bytes");
 }
 
+/* A table whose INT range does not fit an int fails every load. */
+static void
+test_int_range_must_fit(void **state)
+{
+	static const struct toml_key wide_keys[] = {
+		{ "small", TOML_KEY_INT, offsetof(struct whole, w_small), 1,
+		    (int64_t)INT_MAX + 1, false, NULL },
+		{ NULL, TOML_KEY_TEXT, 0, 0, 0, false, NULL },
+	};
+	static const struct toml_section wide[] = {
+		{ "a", wide_keys, 0 },
+		{ NULL, NULL, 0 },
+	};
+	struct toml_doc *doc;
+	struct bx_error err;
+	struct whole w;
+
+	(void)state;
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(toml_parse("t.toml", "", 0, &doc, &err), 0);
+	assert_int_equal(toml_keys_decode(doc, wide, &w, &err), -1);
+	toml_doc_free(doc);
+	assert_string_equal(err.msg,
+	    "a.small: the range 1 to 2147483648 is not an int's");
+	assert_int_equal(w.w_small, 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_type),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_int_range_must_fit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

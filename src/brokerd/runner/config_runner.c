@@ -11,9 +11,7 @@
 
 #include "brokerd/runner/config_runner.h"
 #include "proto/netaddr.h"
-
-/* A name or program path of [runner]: at most a path's length. */
-#define RUNNER_NAME_MAX	4096
+#include "proto/path.h"
 
 static const char *const kind_names[RUNNER_KIND_MAX] = {
 	"podman", "bwrap", "refuse",
@@ -28,7 +26,7 @@ static int	decode_allow(const struct toml_doc *, const struct toml_value *,
 	{ n, TOML_KEY_INT64, offsetof(struct config_runner, m), lo, hi, \
 	    false, NULL }
 #define STR(n, type, m, unset) \
-	{ n, type, offsetof(struct config_runner, m), 0, RUNNER_NAME_MAX, \
+	{ n, type, offsetof(struct config_runner, m), 0, BX_PATH_MAX, \
 	    unset, NULL }
 #define CUSTOM(n, f)	{ n, TOML_KEY_CUSTOM, 0, 0, 0, false, f }
 
