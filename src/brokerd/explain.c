@@ -16,6 +16,7 @@
 #include "brokerd/grants.h"
 #include "brokerd/policy.h"
 #include "proto/clock.h"
+#include "proto/help.h"
 
 struct options {
 	const char	*o_config;
@@ -29,7 +30,7 @@ struct options {
 static int
 usage(FILE *errs)
 {
-	fprintf(errs, "usage: %s\n", EXPLAIN_USAGE);
+	bx_help_usage_line(errs, 0, EXPLAIN_USAGE);
 	return EXPLAIN_EXIT_USAGE;
 }
 

@@ -31,9 +31,8 @@ usage(FILE *fp)
 	size_t i;
 
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(fp, "%s%s\n", i == 0 ? "usage: " : "       ",
-		    commands[i].cmd_usage);
-	fprintf(fp, "       brokerd help [COMMAND]\n");
+		bx_help_usage_line(fp, i, commands[i].cmd_usage);
+	bx_help_usage_line(fp, i, "brokerd help [COMMAND]");
 }
 
 static const struct command *
@@ -72,7 +71,7 @@ help(int argc, char **argv)
 	}
 	if ((cmd = find(argv[1])) == NULL)
 		return unknown(argv[1]);
-	printf("usage: %s\n", cmd->cmd_usage);
+	bx_help_usage_line(stdout, 0, cmd->cmd_usage);
 	return 0;
 }
 
@@ -90,7 +89,7 @@ main(int argc, char **argv)
 	if ((cmd = find(argv[1])) == NULL)
 		return unknown(argv[1]);
 	if (bx_help_asked(argc, argv, 2)) {
-		printf("usage: %s\n", cmd->cmd_usage);
+		bx_help_usage_line(stdout, 0, cmd->cmd_usage);
 		return 0;
 	}
 	return cmd->cmd_main(argc - 1, argv + 1, stdout, stderr);

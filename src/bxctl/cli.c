@@ -10,6 +10,7 @@
 
 #include "bxctl/cli.h"
 #include "bxctl/escape.h"
+#include "proto/help.h"
 
 /* The longest message line before escaping; longer ones are cut. */
 #define CLI_LINE_MAX	1024
@@ -27,7 +28,7 @@ vprint_line(const char *prefix, const char *fmt, va_list ap)
 int
 cli_help(const struct cli_command *cmd, const char *details)
 {
-	printf("usage: %s\n", cmd->usage);
+	bx_help_usage_line(stdout, 0, cmd->usage);
 	if (details != NULL)
 		printf("\n%s", details);
 	return CLI_OK;
@@ -43,7 +44,7 @@ cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vprint_line(prefix, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "usage: %s\n", cmd->usage);
+	bx_help_usage_line(stderr, 0, cmd->usage);
 	return CLI_USAGE;
 }
 

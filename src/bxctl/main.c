@@ -47,12 +47,10 @@ usage(FILE *fp)
 {
 	size_t i;
 
-	fprintf(fp, "usage:");
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(fp, "%s%s\n", i == 0 ? " " : "       ",
-		    commands[i].usage);
-	fprintf(fp, "       bxctl COMMAND --help\n");
-	fprintf(fp, "       bxctl help [COMMAND]\n");
+		bx_help_usage_line(fp, i, commands[i].usage);
+	bx_help_usage_line(fp, i, "bxctl COMMAND --help");
+	bx_help_usage_line(fp, i, "bxctl help [COMMAND]");
 }
 
 /*

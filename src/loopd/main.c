@@ -48,13 +48,17 @@ print_line(void *arg, const char *line)
 	fprintf(stderr, "loopd: %s\n", line);
 }
 
-#define LOOPD_USAGE	"usage: loopd serve [--config PATH]\n" \
-			"       loopd help [serve]\n"
+static void
+print_usage(FILE *fp)
+{
+	bx_help_usage_line(fp, 0, "loopd serve [--config PATH]");
+	bx_help_usage_line(fp, 1, "loopd help [serve]");
+}
 
 static int
 usage(void)
 {
-	fputs(LOOPD_USAGE, stderr);
+	print_usage(stderr);
 	return 2;
 }
 
@@ -158,7 +162,7 @@ main(int argc, char **argv)
 	int rc;
 
 	if (help_asked(argc, argv)) {
-		fputs(LOOPD_USAGE, stdout);
+		print_usage(stdout);
 		return 0;
 	}
 	if ((argc != 2 && argc != 4) || strcmp(argv[1], "serve") != 0 ||

@@ -1,5 +1,6 @@
 /*
- * help.c: what on a command line asks for help (help.h).
+ * help.c: what on a command line asks for help, and how usage looks
+ * (help.h).
  */
 #include <string.h>
 
@@ -23,4 +24,10 @@ bx_help_asked(int argc, char **argv, int first)
 			return true;
 	}
 	return false;
+}
+
+void
+bx_help_usage_line(FILE *fp, size_t i, const char *line)
+{
+	fprintf(fp, "%s%s\n", i == 0 ? "usage: " : "       ", line);
 }

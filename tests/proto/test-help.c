@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "proto/help.h"
@@ -53,6 +55,26 @@ test_operands_after_dashes(void **state)
 	assert_true(bx_help_asked(NWORDS(before), before, 1));
 }
 
+/* The first line says "usage: ", the rest line up under it. */
+static void
+test_usage_lines(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(fp = open_memstream(&text, &len));
+	bx_help_usage_line(fp, 0, "prog run FILE");
+	bx_help_usage_line(fp, 1, "prog help [COMMAND]");
+	bx_help_usage_line(fp, 2, "prog stop");
+	assert_int_equal(fclose(fp), 0);
+	assert_string_equal(text, "usage: prog run FILE\n"
+	    "       prog help [COMMAND]\n"
+	    "       prog stop\n");
+	free(text);
+}
+
 int
 main(void)
 {
@@ -60,6 +82,7 @@ main(void)
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_asked),
 		cmocka_unit_test(test_operands_after_dashes),
+		cmocka_unit_test(test_usage_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
