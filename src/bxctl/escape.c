@@ -5,6 +5,7 @@
  * loops over that step.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,6 +161,18 @@ int
 escape_puts(FILE *fp, const char *s)
 {
 	return escape_write(fp, s, strlen(s));
+}
+
+void
+escape_problem(FILE *fp, const char *file, bool has_line, uint64_t line,
+    const char *problem)
+{
+	escape_puts(fp, file);
+	if (has_line)
+		fprintf(fp, ":%" PRIu64, line);
+	fputs(": ", fp);
+	escape_puts(fp, problem);
+	fputc('\n', fp);
 }
 
 char *

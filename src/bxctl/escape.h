@@ -45,6 +45,14 @@ int	escape_write(FILE *fp, const char *s, size_t len);
 /* escape_write() of a NUL-terminated string. */
 int	escape_puts(FILE *fp, const char *s);
 
+/*
+ * A problem in a file, as FILE:LINE: PROBLEM (FILE: PROBLEM without a
+ * line) and a newline, file and problem escaped: how bxctl shows a grant
+ * file's problem wherever it lists one.
+ */
+void	escape_problem(FILE *, const char *file, bool has_line,
+	    uint64_t line, const char *problem);
+
 /* Whether s[0..len) is valid UTF-8 (shortest forms, no surrogates). */
 bool	escape_valid_utf8(const char *s, size_t len);
 

@@ -149,12 +149,8 @@ problems(const struct bx_grant_list *l, bool json)
 			continue;
 		}
 		printf("problem: ");
-		escape_puts(stdout, p->file);
-		if (p->has_line)
-			printf(":%" PRIu64, p->line);
-		printf(": ");
-		escape_puts(stdout, p->problem);
-		printf("\n");
+		escape_problem(stdout, p->file, p->has_line, p->line,
+		    p->problem);
 	}
 	if (!json && l->nproblems > 0)
 		printf("grants: invalid, so every call is denied; see "

@@ -112,12 +112,8 @@ grants(const struct status *st)
 	for (i = 0; i < st->grants->grant_list.nproblems; i++) {
 		p = &st->grants->grant_list.problems[i];
 		label("");
-		escape_puts(stdout, p->file);
-		if (p->has_line)
-			printf(":%" PRIu64, p->line);
-		printf(": ");
-		escape_puts(stdout, p->problem);
-		printf("\n");
+		escape_problem(stdout, p->file, p->has_line, p->line,
+		    p->problem);
 	}
 }
 

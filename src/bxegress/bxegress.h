@@ -63,6 +63,7 @@
 #include <netinet/in.h>
 
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -177,6 +178,12 @@ void	setup_filter_read(const struct egress_config *cfg,
 	    struct bx_filter_prog *ret);
 void	setup_filter_install(const struct egress_config *cfg,
 	    const struct bx_filter_prog *prog);
+/*
+ * "bxegress: " and the message on stderr, then after (NULL: nothing), then
+ * exit(status).
+ */
+void	die(int status, const char *after, const char *fmt, va_list ap)
+	    __attribute__((noreturn));
 void	fatal(const char *fmt, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));
 

@@ -98,21 +98,15 @@ conn_finish(struct egress *e, struct conn *c, const char *why)
 	conn_close(c);
 }
 
-/* SIGTERM: a refused connection was reported; any other is now. */
+/*
+ * SIGTERM: a refused connection was reported; any other live one is now
+ * (handshake, dialing and relay alike).
+ */
 void
 conn_stop(struct egress *e, struct conn *c)
 {
-	switch (c->c_state) {
-	case CONN_HANDSHAKE:
-	case CONN_DIALING:
-	case CONN_RELAY:
-		conn_finish(e, c, "stopped");
-		break;
-	case CONN_REFUSING:
+	if (c->c_state == CONN_REFUSING)
 		conn_close(c);
-		break;
-	case CONN_FREE:
-	case CONN_STATE_MAX:
-		break;
-	}
+	else if (c->c_state != CONN_FREE && c->c_state != CONN_STATE_MAX)
+		conn_finish(e, c, "stopped");
 }

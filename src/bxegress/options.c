@@ -53,13 +53,8 @@ usage(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("bxegress: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	fputs(usage_text, stderr);
-	exit(EXIT_USAGE);
+	die(EXIT_USAGE, usage_text, fmt, ap);
 }
 
 /* Decimal digits only, from min to max; no sign, no spaces, no suffix. */

@@ -28,16 +28,23 @@
 volatile sig_atomic_t egress_stop;
 
 void
+die(int status, const char *after, const char *fmt, va_list ap)
+{
+	fputs("bxegress: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	if (after != NULL)
+		fputs(after, stderr);
+	exit(status);
+}
+
+void
 fatal(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("bxegress: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_SETUP);
+	die(EXIT_SETUP, NULL, fmt, ap);
 }
 
 static int
