@@ -1,6 +1,6 @@
 /*
  * runner_sandbox.c: M3b's runtime, one fresh sandbox per call
- * (runner_sandbox.h). This file holds what both backends share: the
+ * (runner.h). This file holds what both backends share: the
  * host's facts gathered once at startup, the max_running slots, the call's
  * directory and cgroup, and the removal of everything a call made, whether
  * it ended well or not.

@@ -1,5 +1,5 @@
 /*
- * test-cgroup.c: per-call cgroups (src/brokerd/cgroup.h) on this machine's
+ * test-cgroup.c: per-call cgroups (src/brokerd/runner/cgroup.h) on this machine's
  * real cgroup tree. It needs root and the memory and pids controllers; on a
  * machine without them it fails, never skips, since the sandbox limits
  * rest on them. Every cgroup it makes sits under boxmaker-<id> for ids

@@ -1,5 +1,5 @@
 /*
- * test-seccomp.c: bwrap's filter (src/brokerd/seccomp.h), installed in a
+ * test-seccomp.c: bwrap's filter (src/brokerd/runner/seccomp.h), installed in a
  * forked child as bwrap installs it (no-new-privileges, then the filter).
  * The child runs the checks and exits with the number of the first that
  * failed, so the parent can say which.
