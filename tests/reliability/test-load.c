@@ -9,7 +9,6 @@
  *	test-load podman|bwrap
  *	LOAD_SECONDS	how long the sessions call (default 60)
  */
-#include <sys/wait.h>
 
 #include <pthread.h>
 #include <setjmp.h>
@@ -159,7 +158,6 @@ static int
 setup(void **state)
 {
 	struct sb_fixture *f;
-	int status;
 
 	if (sb_setup(state) == -1)
 		return -1;
@@ -167,11 +165,7 @@ setup(void **state)
 	sb_put(f->data, "docs/a.txt", "a file to read\n");
 	sb_grant_data(f, "shell", "shell");
 	sb_grant_data(f, "read", "read_file");
-	status = rh_kill(&f->home, SIGTERM);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return -1;
-	f->max_running = LOAD_MAX_RUNNING;
-	sb_start(f);
+	sb_restart(f, LOAD_MAX_RUNNING);
 	return 0;
 }
 
