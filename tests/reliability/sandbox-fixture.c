@@ -159,6 +159,20 @@ sb_setup(void **state)
 	return sb_setup_with(state, NULL);
 }
 
+int
+sb_setup_calls(void **state)
+{
+	struct sb_fixture *f;
+
+	if (sb_setup(state) == -1)
+		return -1;
+	f = *state;
+	sb_put(f->data, "docs/a.txt", "a file to read\n");
+	sb_grant_data(f, "shell", "shell");
+	sb_grant_data(f, "read", "read_file");
+	return 0;
+}
+
 /*
  * A failed case may leave its home's containers: they go with it, so that
  * the machine's podman store does not keep them.

@@ -46,6 +46,12 @@ struct sb_fixture {
 int	sb_setup(void **state);
 int	sb_setup_with(void **state, const char *extra);
 int	sb_teardown(void **state);
+/*
+ * sb_setup, then docs/a.txt and the grants "shell" and "read" (read_file)
+ * of the data tree: where the tests of many calls (test-load,
+ * test-crash-runner) start.
+ */
+int	sb_setup_calls(void **state);
 /* brokerd.toml written with the fixture's configuration and extra. */
 void	sb_config(struct sb_fixture *);
 /* sb_config, then brokerd started; fails the test if it does not start. */

@@ -154,18 +154,13 @@ check_log(const struct sb_fixture *f, const struct session *ss,
 		    "records of them", calls, results);
 }
 
+/* The calls wait for a slot: max_running is below the sessions. */
 static int
 setup(void **state)
 {
-	struct sb_fixture *f;
-
-	if (sb_setup(state) == -1)
+	if (sb_setup_calls(state) == -1)
 		return -1;
-	f = *state;
-	sb_put(f->data, "docs/a.txt", "a file to read\n");
-	sb_grant_data(f, "shell", "shell");
-	sb_grant_data(f, "read", "read_file");
-	sb_restart(f, LOAD_MAX_RUNNING);
+	sb_restart(*state, LOAD_MAX_RUNNING);
 	return 0;
 }
 
