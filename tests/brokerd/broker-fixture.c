@@ -16,6 +16,7 @@
 #include "broker-fixture.h"
 #include "grants-fixture.h"
 #include "proto/chain.h"
+#include "proto/readfile.h"
 
 /* How long a test waits for something that should happen at once. */
 #define BFIX_WAIT_S	20
@@ -419,25 +420,6 @@ is_log(const struct dirent *d)
 	return n > 6 && strcmp(d->d_name + n - 6, ".jsonl") == 0;
 }
 
-/* The whole file at path, NUL-terminated; *ret_len its length. */
-static char *
-slurp(const char *path, size_t *ret_len)
-{
-	char *buf = NULL;
-	size_t cap = 0;
-	FILE *fp, *mem;
-	int ch;
-
-	assert_non_null(fp = fopen(path, "r"));
-	assert_non_null(mem = open_memstream(&buf, &cap));
-	while ((ch = getc(fp)) != EOF)
-		putc(ch, mem);
-	fclose(fp);
-	fclose(mem);
-	*ret_len = cap;
-	return buf;
-}
-
 /* Calls fn on every line of every audit file, in order. */
 static void
 each_line(struct bfix *f, void (*fn)(void *, const char *, const char *,
@@ -445,6 +427,7 @@ each_line(struct bfix *f, void (*fn)(void *, const char *, const char *,
 {
 	struct dirent **names;
 	char dir[4096], path[8192], *buf, *line, *nl;
+	struct bx_error err;
 	size_t len, rest;
 	int i, n;
 
@@ -453,7 +436,8 @@ each_line(struct bfix *f, void (*fn)(void *, const char *, const char *,
 		fail_msg("scandir %s: %s", dir, strerror(errno));
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-		buf = slurp(path, &len);
+		if (bx_readfile(path, 0, &buf, &len, NULL, &err) == -1)
+			fail_msg("%s", err.msg);
 		for (line = buf, rest = len; rest > 0;) {
 			nl = memchr(line, '\n', rest);
 			len = nl != NULL ? (size_t)(nl - line) : rest;

@@ -20,6 +20,7 @@
 
 #include "audit-helpers.h"
 #include "proto/audit_record.h"
+#include "proto/readfile.h"
 #include "proto/sha256.h"
 
 #define NOW	1758400000000LL		/* 2025-09-20T20:26:40.000Z */
@@ -32,23 +33,15 @@ struct snapshot {
 	int	 n;
 };
 
+/* The whole file at path (malloc'd), or NULL if it cannot be read. */
 static char *
-slurp(const char *path, size_t *ret_len)
+read_whole(const char *path, size_t *ret_len)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = fopen(path, "rb");
-	int ch;
+	struct bx_error err;
+	char *buf;
 
-	if (fp == NULL)
+	if (bx_readfile(path, 0, &buf, ret_len, NULL, &err) == -1)
 		return NULL;
-	buf = malloc(1 << 20);
-	assert_non_null(buf);
-	while ((ch = fgetc(fp)) != EOF && len < (1 << 20) - 1)
-		buf[len++] = (char)ch;
-	buf[len] = '\0';
-	fclose(fp);
-	*ret_len = len;
 	return buf;
 }
 
@@ -68,7 +61,7 @@ snap(const char *home, struct snapshot *s)
 		assert_true(s->n < FILES_MAX);
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		s->name[s->n] = strdup(de->d_name);
-		s->bytes[s->n] = slurp(path, &s->len[s->n]);
+		s->bytes[s->n] = read_whole(path, &s->len[s->n]);
 		s->n++;
 	}
 	closedir(d);
@@ -85,7 +78,7 @@ unchanged(const char *home, struct snapshot *before)
 	for (i = 0; i < before->n; i++) {
 		snprintf(path, sizeof(path), "%s/audit/%s", home,
 		    before->name[i]);
-		now = slurp(path, &len);
+		now = read_whole(path, &len);
 		assert_non_null(now);
 		if (len < before->len[i] ||
 		    memcmp(now, before->bytes[i], before->len[i]) != 0)
@@ -116,7 +109,7 @@ fixture_file(const char *name, const char *file)
 
 	snprintf(path, sizeof(path), "%s/tests/fixtures/audit/%s/%s",
 	    root != NULL ? root : ".", name, file);
-	text = slurp(path, &len);
+	text = read_whole(path, &len);
 	assert_non_null(text);
 	return text;
 }

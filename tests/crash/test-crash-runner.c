@@ -337,20 +337,6 @@ time_calls(struct sb_fixture *f)
 	return slowest;
 }
 
-static int
-setup(void **state)
-{
-	struct sb_fixture *f;
-
-	if (sb_setup(state) == -1)
-		return -1;
-	f = *state;
-	sb_put(f->data, "docs/a.txt", "a file to read\n");
-	sb_grant_data(f, "shell", "shell");
-	sb_grant_data(f, "read", "read_file");
-	return 0;
-}
-
 static void
 test_sigkill_while_running(void **state)
 {
@@ -398,7 +384,7 @@ main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sigkill_while_running,
-		    setup, sb_teardown),
+		    sb_setup_calls, sb_teardown),
 	};
 
 	if (argc != 2 || (strcmp(argv[1], "podman") != 0 &&

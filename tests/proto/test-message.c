@@ -20,6 +20,7 @@
 #include "proto/frame.h"
 #include "proto/json.h"
 #include "proto/message.h"
+#include "proto/readfile.h"
 
 #define MAX_FIXTURES	64
 
@@ -34,32 +35,12 @@ static size_t		nfixtures;
 /* How many optional fields test_refusals found absent-as-null. */
 static size_t		nabsent;
 
-static char *
-slurp(const char *path, size_t *ret_len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*ret_len = (size_t)n;
-	return buf;
-}
-
 static int
 load_fixtures(void **state)
 {
 	const char *root = getenv("BX_SOURCE_ROOT");
 	char dir[512], path[1024];
+	struct bx_error err;
 	struct dirent *de;
 	DIR *d;
 	size_t n;
@@ -77,8 +58,10 @@ load_fixtures(void **state)
 		snprintf(fixtures[nfixtures].name,
 		    sizeof(fixtures[nfixtures].name), "%s", de->d_name);
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		fixtures[nfixtures].bytes = slurp(path,
-		    &fixtures[nfixtures].len);
+		if (bx_readfile(path, 0, &fixtures[nfixtures].bytes,
+		    &fixtures[nfixtures].len, NULL, &err) == -1)
+			fail_msg("%s", err.msg);
+		assert_true(fixtures[nfixtures].len > 0);
 		nfixtures++;
 	}
 	closedir(d);
@@ -680,11 +663,14 @@ test_documented(void **state)
 {
 	const char *root = getenv("BX_SOURCE_ROOT");
 	char path[512], *doc, *line;
+	struct bx_error err;
 	size_t i, len;
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/docs/protocol.md", root);
-	doc = slurp(path, &len);
+	if (bx_readfile(path, 0, &doc, &len, NULL, &err) == -1)
+		fail_msg("%s", err.msg);
+	assert_true(len > 0);
 	for (i = 0; i < nfixtures; i++) {
 		/* "    <frame>\n", an indented code line. */
 		assert_true(asprintf(&line, "    %s", fixtures[i].bytes) > 0);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "proto/readfile.h"
 #include "proto/sha256.h"
 
 /* What rh_run_check keeps of bxctl audit verify's report. */
@@ -519,40 +520,6 @@ by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Reads a whole file into a malloc'd buffer; -1 if it cannot. */
-static int
-slurp(const char *path, char **ret, size_t *ret_len)
-{
-	size_t cap = 1 << 16, len = 0;
-	char *buf, *nbuf;
-	ssize_t n;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	if ((buf = malloc(cap)) == NULL) {
-		close(fd);
-		return -1;
-	}
-	for (;;) {
-		if (len == cap) {
-			if ((nbuf = realloc(buf, cap *= 2)) == NULL)
-				break;
-			buf = nbuf;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	*ret = buf;
-	*ret_len = len;
-	return 0;
-}
-
 static int
 push(struct rh_log *l, size_t *cap, const struct bx_audit_record *rec)
 {
@@ -620,6 +587,7 @@ int
 rh_log_read(const char *home, struct rh_log *l)
 {
 	char dir[PATH_MAX], path[PATH_MAX], *names[RH_FILES_MAX], *buf;
+	struct bx_error err;
 	struct dirent *e;
 	size_t n = 0, i, cap = 0, len;
 	DIR *d;
@@ -638,7 +606,8 @@ rh_log_read(const char *home, struct rh_log *l)
 	qsort(names, n, sizeof(*names), by_name);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		if (rc == 0 && slurp(path, &buf, &len) == 0) {
+		if (rc == 0 && bx_readfile(path, 0, &buf, &len, NULL,
+		    &err) == 0) {
 			rc = read_lines(l, &cap, buf, len);
 			free(buf);
 		} else

@@ -1,17 +1,19 @@
 /*
- * sandbox-fixture.c: what the sandbox and egress tests share (see
+ * sandbox-fixture.c: what the tests of real sandboxes share (see
  * sandbox-fixture.h): a home and a data tree under /var/lib, brokerd with
  * a real runtime, one call as the model makes it, and the checks after.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include <netinet/in.h>
 
 #include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -98,6 +100,19 @@ sb_start(struct sb_fixture *f)
 	    "installed?): %s", sb_kind, sb_kind, errs);
 }
 
+void
+sb_restart(struct sb_fixture *f, int max_running)
+{
+	int status;
+
+	status = rh_kill(&f->home, SIGTERM);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("brokerd did not exit 0 on SIGTERM (status %d)",
+		    status);
+	f->max_running = max_running;
+	sb_start(f);
+}
+
 int
 sb_setup_with(void **state, const char *extra)
 {
@@ -142,6 +157,20 @@ int
 sb_setup(void **state)
 {
 	return sb_setup_with(state, NULL);
+}
+
+int
+sb_setup_calls(void **state)
+{
+	struct sb_fixture *f;
+
+	if (sb_setup(state) == -1)
+		return -1;
+	f = *state;
+	sb_put(f->data, "docs/a.txt", "a file to read\n");
+	sb_grant_data(f, "shell", "shell");
+	sb_grant_data(f, "read", "read_file");
+	return 0;
 }
 
 /*
@@ -302,6 +331,26 @@ sb_expect_record(struct sb_fixture *f, int n, bool failed, const char *sent)
 	assert_int_equal(bx_sha256(sent, strlen(sent), &h, NULL), 0);
 	assert_true(bx_hash_equal(&h, &r->event.result.sha256));
 	rh_log_free(&log);
+}
+
+void
+sb_expect_failed(struct sb_fixture *f, const char *content, const char *fmt,
+    ...)
+{
+	char want[2 * PATH_MAX];
+	size_t len = strlen(content);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(want, sizeof(want), fmt, ap);
+	va_end(ap);
+	assert_int_equal(f->last.a_status, BX_STATUS_FAILED);
+	/* A long message's end is where a cut or an addition shows. */
+	if (strcmp(content, want) != 0)
+		fail_msg("failed with \"%.200s\" (%zu bytes, ending \"%s\"), "
+		    "not \"%.200s\"", content, len,
+		    content + (len > 40 ? len - 40 : 0), want);
+	sb_expect_record(f, f->calls, true, content);
 }
 
 /* brokerd's stderr, for a failure that its words may explain. */

@@ -1,6 +1,7 @@
 /*
  * sandbox-fixture.h: the fixture of the tests that run allowed calls in
- * real sandboxes (test-sandbox.c, test-egress.c), under the runtime named
+ * real sandboxes (test-sandbox.c, test-egress.c, test-escape.c,
+ * test-hostile-files.c, test-load.c), under the runtime named
  * by sb_kind: a fresh home and data tree per case under /var/lib (not
  * /tmp, which every sandbox has its own of), brokerd started with that
  * runtime and the case's extra configuration, calls made as the model
@@ -45,10 +46,21 @@ struct sb_fixture {
 int	sb_setup(void **state);
 int	sb_setup_with(void **state, const char *extra);
 int	sb_teardown(void **state);
+/*
+ * sb_setup, then docs/a.txt and the grants "shell" and "read" (read_file)
+ * of the data tree: where the tests of many calls (test-load,
+ * test-crash-runner) start.
+ */
+int	sb_setup_calls(void **state);
 /* brokerd.toml written with the fixture's configuration and extra. */
 void	sb_config(struct sb_fixture *);
 /* sb_config, then brokerd started; fails the test if it does not start. */
 void	sb_start(struct sb_fixture *);
+/*
+ * brokerd stopped (SIGTERM; the test fails unless it exits 0) and started
+ * again with max_running and the fixture's timeout_ms.
+ */
+void	sb_restart(struct sb_fixture *, int max_running);
 
 void	sb_put(const char *dir, const char *name, const char *text);
 /* A grant file: tool, auto, result_class private, constraints key = [list]. */
@@ -74,6 +86,9 @@ char	*sb_shell(struct sb_fixture *, const char *cwd, const char *fmt, ...)
 /* Call c<n>'s Result record: its status, bytes and sha256 of sent. */
 void	sb_expect_record(struct sb_fixture *, int n, bool failed,
 	    const char *sent);
+/* The last call failed with content exactly fmt's message; its record. */
+void	sb_expect_failed(struct sb_fixture *, const char *content,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Nothing of any call is left: directories, cgroups, containers. */
 void	sb_expect_nothing_left(struct sb_fixture *);
 

@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -50,15 +49,6 @@ install_probe(struct sb_fixture *f, const char *name, mode_t mode, uid_t uid)
 	assert_int_equal(chmod(dst, mode), 0);
 }
 
-static void
-grant_shell(struct sb_fixture *f)
-{
-	char paths[PATH_MAX];
-
-	snprintf(paths, sizeof(paths), "\"%s\"", f->data);
-	sb_grant(f, "shell", "shell", "paths", paths);
-}
-
 /* The output of a shell command; the call must have run. */
 static char *
 run(struct sb_fixture *f, const char *fmt, const char *arg)
@@ -85,7 +75,7 @@ test_syscalls_refused(void **state)
 	char *out;
 
 	install_probe(f, "escape-probe", 0755, 0);
-	grant_shell(f);
+	sb_grant_data(f, "shell", "shell");
 	out = run(f, "%s/bin/escape-probe mount umount unshare userns "
 	    "clone-userns setns ptrace keyctl bpf perf_event_open userfaultfd "
 	    "mknod chroot", f->data);
@@ -118,7 +108,7 @@ test_setuid_gains_nothing(void **state)
 	char *out;
 
 	install_probe(f, "suid-probe", 04755, 65534);
-	grant_shell(f);
+	sb_grant_data(f, "shell", "shell");
 	out = run(f, "grep NoNewPrivs /proc/self/status; /usr/bin/mount -t "
 	    "tmpfs none /tmp 2>&1 | head -n 1; "
 	    "%s/bin/suid-probe ids | grep -v CapBnd | grep -v CapAmb",
@@ -141,7 +131,7 @@ test_system_read_only(void **state)
 	struct sb_fixture *f = *state;
 	char *out;
 
-	grant_shell(f);
+	sb_grant_data(f, "shell", "shell");
 	out = run(f, "for d in /usr /etc '' /usr/bin; do echo x > $d/x 2>&1 || "
 	    "true; done; mkdir /etc/x 2>&1; echo ok > %s/x && cat x",
 	    f->data);
@@ -165,7 +155,7 @@ test_proc_dev_mounts(void **state)
 	struct sb_fixture *f = *state;
 	char *out, *line, *save;
 
-	grant_shell(f);
+	sb_grant_data(f, "shell", "shell");
 	out = run(f, "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | "
 	    "grep -c BX_ESCAPE_MARK; ls /proc/1/root/ 2>&1 | tr '\\n' ' '; "
 	    "echo; cat /proc/1/root%s/secret.txt 2>&1 | grep -c FAKE-SECRET; true",
@@ -230,11 +220,9 @@ test_other_call_unseen(void **state)
 	char *out;
 	int64_t until;
 
-	rh_kill(&f->home, SIGKILL);
-	f->max_running = 2;
 	/* The other call's sleep must outlive this one's start, however slow. */
 	f->timeout_ms = ESCAPE_OTHER_TIMEOUT_MS;
-	sb_start(f);
+	sb_restart(f, 2);
 	sb_grant(f, "shell", "shell", "paths", "");
 	assert_int_equal(rh_call_tool(&c, f->home.broker, "other-1", "o1",
 	    "shell", "{\"command\":\"sleep 43.25\"}"), 0);

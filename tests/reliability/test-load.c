@@ -9,7 +9,6 @@
  *	test-load podman|bwrap
  *	LOAD_SECONDS	how long the sessions call (default 60)
  */
-#include <sys/wait.h>
 
 #include <pthread.h>
 #include <setjmp.h>
@@ -155,23 +154,13 @@ check_log(const struct sb_fixture *f, const struct session *ss,
 		    "records of them", calls, results);
 }
 
+/* The calls wait for a slot: max_running is below the sessions. */
 static int
 setup(void **state)
 {
-	struct sb_fixture *f;
-	int status;
-
-	if (sb_setup(state) == -1)
+	if (sb_setup_calls(state) == -1)
 		return -1;
-	f = *state;
-	sb_put(f->data, "docs/a.txt", "a file to read\n");
-	sb_grant_data(f, "shell", "shell");
-	sb_grant_data(f, "read", "read_file");
-	status = rh_kill(&f->home, SIGTERM);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return -1;
-	f->max_running = LOAD_MAX_RUNNING;
-	sb_start(f);
+	sb_restart(*state, LOAD_MAX_RUNNING);
 	return 0;
 }
 

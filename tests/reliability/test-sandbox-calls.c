@@ -252,9 +252,8 @@ test_max_running_holds(void **state)
 	int64_t start_ms;
 	int i;
 
-	rh_kill(&f->home, SIGKILL);
 	f->timeout_ms = CALLS_HOLD_TIMEOUT_MS;
-	sb_start(f);
+	sb_restart(f, 1);
 	snprintf(paths, sizeof(paths), "\"%s/work\"", f->data);
 	sb_grant(f, "shell", "shell", "paths", paths);
 	snprintf(args, sizeof(args), "{\"command\":\"mkdir slot || echo "
