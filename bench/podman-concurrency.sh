@@ -21,7 +21,9 @@ case "${1:-}" in
 esac
 
 TOP=$(mktemp -d /var/lib/bench-podman-XXXXXX)
-trap 'rm -rf "$TOP"; rmdir /sys/fs/cgroup/*/bench-podman 2>/dev/null' EXIT INT TERM
+# conmon's cgroups are left below the parent: remove them leaf first.
+trap 'rm -rf "$TOP"; find /sys/fs/cgroup/*/bench-podman -depth -type d \
+	-exec rmdir {} + 2>/dev/null' EXIT INT TERM
 SKEL=$TOP/skel
 mkdir -p "$SKEL"/usr "$SKEL"/etc "$SKEL"/tmp "$SKEL"/proc "$SKEL"/dev \
 	"$SKEL"/sys "$SKEL"/run "$SKEL"/var/tmp
