@@ -341,22 +341,6 @@ self_cpu_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/*
- * brokerd's CPU time so far in ns, every thread, exited ones included,
- * from the scheduler's own count (not sampled at ticks).
- */
-static int64_t
-daemon_cpu_ns(pid_t pid)
-{
-	struct timespec ts;
-	clockid_t clk;
-
-	if (clock_getcpuclockid(pid, &clk) != 0 ||
-	    clock_gettime(clk, &ts) == -1)
-		return -1;
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* SIGTERM, and brokerd must stop cleanly (exit 0) in time. */
 static int
 daemon_stop(struct daemon *d)
@@ -577,7 +561,7 @@ cell_run(struct daemon *d, int grants, enum kind k, int n, struct floor *f,
 	int64_t cpu0, cpu1;
 	int i, slices = f != NULL ? BENCH_SLICES : 1;
 
-	cpu0 = daemon_cpu_ns(d->d_pid);
+	cpu0 = bench_cpu_ns(d->d_pid);
 	for (i = 0; i < slices; i++) {
 		if (f != NULL && floor_slice(f, &fresh, &same) == -1)
 			goto fail;
@@ -590,7 +574,7 @@ cell_run(struct daemon *d, int grants, enum kind k, int n, struct floor *f,
 		    kind_names[k], n);
 		goto fail;
 	}
-	cpu1 = daemon_cpu_ns(d->d_pid);
+	cpu1 = bench_cpu_ns(d->d_pid);
 	r->r_cpu_us = cpu0 == -1 || cpu1 == -1 ? 0 :
 	    (cpu1 - cpu0) / 1000.0 / p.p_done;
 	r->r_client_us = p.p_client_ns / 1000.0 / p.p_done;

@@ -10,7 +10,15 @@
  * reported and skipped; nothing here is a test.
  *
  * Then BENCH_SESSIONS sessions call read_file at once, and it prints their
- * calls per second against one session's.
+ * calls per second against one session's; BENCH_CLIENTS sessions call
+ * read_file at once (N calls each) beside as many bare sandboxes at once;
+ * and the wait for one of brokerd's BENCH_MAX_RUNNING slots under
+ * BENCH_SESSIONS clients, from outside: each calls shell "date +%s%N",
+ * and the tool's CLOCK_REALTIME less the client's just before it wrote
+ * the request, less the median of the same for one client alone (the
+ * runtime's own start), is the wait (bench/README.md says what else is
+ * in it). brokerd's CPU per call is its own threads' user and system
+ * time over each window, divided by the calls.
  *
  * Run inside the egress test network (tests/egress/testnet.sh), it also
  * times an allowed http_fetch of https://good.test/ok through the call's
@@ -31,14 +39,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "proto/frame.h"
+#include "runner-load.h"
 #include "timing.h"
 
 #define BENCH_CALLS_MAX	1000
@@ -46,6 +53,9 @@
 /* Sessions calling at once, each BENCH_PAR_CALLS read_files. */
 #define BENCH_SESSIONS	16
 #define BENCH_PAR_CALLS	10
+/* Clients of the "at once" cell, and brokerd's slots (its default). */
+#define BENCH_CLIENTS	4
+#define BENCH_MAX_RUNNING	4
 
 struct figures {
 	double	median_us;
@@ -98,8 +108,8 @@ make_home(const char *top, const char *kind)
 	    "hosts = [\"good.test\"]\n");
 	snprintf(path, sizeof(path), "%s/home/brokerd.toml", top);
 	snprintf(text, sizeof(text), "[paths]\nhome = \"%s/home\"\n\n"
-	    "[runner]\nkind = \"%s\"\nbxtool_path = \"%s\"\n", top, kind,
-	    BENCH_BXTOOL);
+	    "[runner]\nkind = \"%s\"\nbxtool_path = \"%s\"\n"
+	    "max_running = %d\n", top, kind, BENCH_BXTOOL, BENCH_MAX_RUNNING);
 	if (testnet != NULL)
 		snprintf(text + strlen(text), sizeof(text) - strlen(text),
 		    "\n[egress]\nca_file = \"%s/ca.pem\"\n"
@@ -142,104 +152,176 @@ brokerd_start(const char *top, char *sock, size_t size)
 	return -1;
 }
 
-/* One tool_request, from connect to the answer's last byte; -1 on error. */
-static int64_t
-call_once(const char *sock, const char *frame)
-{
-	struct bx_frame_reader r;
-	const char *line;
-	size_t len;
-	int64_t t0 = bench_now_ns(), t;
-	int fd, ok;
-
-	if ((fd = bench_dial(sock)) == -1)
-		return -1;
-	bx_frame_reader_init(&r, fd);
-	ok = write(fd, frame, strlen(frame)) == (ssize_t)strlen(frame) &&
-	    bx_frame_read(&r, BENCH_WAIT_MS, &line, &len, NULL) == BX_FRAME_OK;
-	t = bench_now_ns() - t0;
-	if (ok && strstr(line, "\"status\":\"result\"") == NULL) {
-		fprintf(stderr, "bench-runner-call: %.*s\n", (int)len, line);
-		ok = 0;
-	}
-	bx_frame_reader_free(&r);
-	close(fd);
-	return ok ? t : -1;
-}
-
-struct par_session {
-	pthread_t	 ps_thread;
-	const char	*ps_sock;
-	const char	*ps_top;
-	unsigned	 ps_id;
-	int		 ps_failed;
+/* What the jobs of a cell of several clients at once share. */
+struct cell {
+	const char	*c_sock;
+	const char	*c_top;
+	const char	*c_tag;		/* the sessions' names begin with it */
+	char *const	*c_bare;
 };
 
-static void *
-par_run(void *arg)
+/* An allowed read_file by client c, its own session. */
+static int64_t
+job_read(void *ctx, unsigned c, size_t i)
 {
-	struct par_session *ps = arg;
+	struct cell *cl = ctx;
 	char frame[8192];
-	unsigned i;
 
-	for (i = 0; i < BENCH_PAR_CALLS; i++) {
-		snprintf(frame, sizeof(frame), "{\"kind\":\"tool_request\","
-		    "\"session\":\"par%u\",\"call\":\"p%u\",\"tool\":"
-		    "\"read_file\",\"arguments\":\"{\\\"path\\\":\\\"%s/data/"
-		    "a.txt\\\"}\"}\n", ps->ps_id, i, ps->ps_top);
-		ps->ps_failed += call_once(ps->ps_sock, frame) == -1;
-	}
-	return NULL;
+	snprintf(frame, sizeof(frame), "{\"kind\":\"tool_request\","
+	    "\"session\":\"%s%u\",\"call\":\"r%zu\",\"tool\":\"read_file\","
+	    "\"arguments\":\"{\\\"path\\\":\\\"%s/data/a.txt\\\"}\"}\n",
+	    cl->c_tag, c, i, cl->c_top);
+	return load_call(cl->c_sock, frame, NULL, NULL, 0);
+}
+
+static int64_t
+job_bare(void *ctx, unsigned c, size_t i)
+{
+	struct cell *cl = ctx;
+
+	(void)c;
+	(void)i;
+	return load_run(cl->c_bare);
+}
+
+/*
+ * An allowed shell call that prints CLOCK_REALTIME as the tool starts:
+ * the ns from the client's write of the request to that moment.
+ */
+static int64_t
+job_start(void *ctx, unsigned c, size_t i)
+{
+	struct cell *cl = ctx;
+	char frame[8192], answer[4096], *at;
+	int64_t sent;
+
+	snprintf(frame, sizeof(frame), "{\"kind\":\"tool_request\","
+	    "\"session\":\"%s%u\",\"call\":\"d%zu\",\"tool\":\"shell\","
+	    "\"arguments\":\"{\\\"command\\\":\\\"date +%%s%%N\\\"}\"}\n",
+	    cl->c_tag, c, i);
+	if (load_call(cl->c_sock, frame, &sent, answer, sizeof(answer)) == -1)
+		return -1;
+	if ((at = strstr(answer, "\"content\":\"")) == NULL)
+		return -1;
+	return strtoll(at + strlen("\"content\":\""), NULL, 10) - sent;
+}
+
+/* brokerd's CPU time per call over a window, in us (-1: unreadable). */
+static double
+cpu_per_call(pid_t pid, int64_t cpu0, size_t calls)
+{
+	int64_t cpu1 = bench_cpu_ns(pid);
+
+	if (cpu0 < 0 || cpu1 < 0 || calls == 0)
+		return -1;
+	return (double)(cpu1 - cpu0) / 1000.0 / (double)calls;
 }
 
 /* BENCH_SESSIONS sessions' read_files at once: calls per second, or -1. */
 static double
-sessions_at_once(const char *sock, const char *top)
+sessions_at_once(struct cell *cl)
 {
-	struct par_session ps[BENCH_SESSIONS];
+	static int64_t t[BENCH_SESSIONS * BENCH_PAR_CALLS];
 	int64_t t0 = bench_now_ns();
-	int failed = 0;
-	unsigned i;
 
-	for (i = 0; i < BENCH_SESSIONS; i++) {
-		ps[i].ps_sock = sock;
-		ps[i].ps_top = top;
-		ps[i].ps_id = i;
-		ps[i].ps_failed = 0;
-		if (pthread_create(&ps[i].ps_thread, NULL, par_run, &ps[i]))
-			return -1;
-	}
-	for (i = 0; i < BENCH_SESSIONS; i++) {
-		pthread_join(ps[i].ps_thread, NULL);
-		failed += ps[i].ps_failed;
-	}
-	if (failed > 0)
+	cl->c_tag = "par";
+	if (load_at_once(BENCH_SESSIONS, BENCH_PAR_CALLS, job_read, cl,
+	    t) == -1)
 		return -1;
 	return BENCH_SESSIONS * BENCH_PAR_CALLS * 1e9 /
 	    (double)(bench_now_ns() - t0);
 }
 
-static int64_t
-run_once(char *const argv[])
-{
-	int64_t t0 = bench_now_ns();
-	int status, null;
-	pid_t pid;
+/* The figures of the cells beyond the one-at-a-time calls. */
+struct more {
+	int			 m_ok4, m_ok_start, m_ok_wait;
+	struct load_figures	 m_read4, m_bare4, m_start1, m_wait;
+	double			 m_cpu1, m_cpu4, m_cpu16;
+	size_t			 m_calls1;
+};
 
-	if ((pid = fork()) == 0) {
-		null = open("/dev/null", O_RDWR);
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	if (pid == -1 || waitpid(pid, &status, 0) != pid ||
-	    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return -1;
-	return bench_now_ns() - t0;
+/* BENCH_CLIENTS read_files at once, then as many bare sandboxes. */
+static void
+four_at_once(struct cell *cl, size_t n, pid_t brokerd, struct more *m)
+{
+	static int64_t t[BENCH_CLIENTS * BENCH_CALLS_MAX];
+	int64_t cpu0 = bench_cpu_ns(brokerd);
+
+	cl->c_tag = "four";
+	m->m_ok4 = load_at_once(BENCH_CLIENTS, n, job_read, cl, t) == 0 &&
+	    load_figures(t, BENCH_CLIENTS * n, &m->m_read4) == 0;
+	m->m_cpu4 = cpu_per_call(brokerd, cpu0, BENCH_CLIENTS * n);
+	m->m_ok4 = m->m_ok4 &&
+	    load_at_once(BENCH_CLIENTS, n, job_bare, cl, t) == 0 &&
+	    load_figures(t, BENCH_CLIENTS * n, &m->m_bare4) == 0;
 }
 
+/*
+ * The slot wait under BENCH_SESSIONS clients: each call's send to tool
+ * start less the median of one client's alone (the runtime's own start),
+ * what is below zero counted as zero.
+ */
+static void
+slot_wait(struct cell *cl, size_t n, pid_t brokerd, struct more *m)
+{
+	static int64_t one[BENCH_CALLS_MAX];
+	static int64_t t[BENCH_SESSIONS * BENCH_PAR_CALLS];
+	int64_t cpu0, own;
+	size_t i;
+
+	cl->c_tag = "alone";
+	if (load_at_once(1, n, job_start, cl, one) == -1 ||
+	    load_figures(one, n, &m->m_start1) == -1)
+		return;
+	m->m_ok_start = 1;
+	own = (int64_t)(m->m_start1.lf_median_us * 1000);
+	cl->c_tag = "slot";
+	cpu0 = bench_cpu_ns(brokerd);
+	if (load_at_once(BENCH_SESSIONS, BENCH_PAR_CALLS, job_start, cl,
+	    t) == -1)
+		return;
+	m->m_cpu16 = cpu_per_call(brokerd, cpu0,
+	    BENCH_SESSIONS * BENCH_PAR_CALLS);
+	for (i = 0; i < BENCH_SESSIONS * BENCH_PAR_CALLS; i++)
+		t[i] = t[i] > own ? t[i] - own : 0;
+	m->m_ok_wait = load_figures(t, BENCH_SESSIONS * BENCH_PAR_CALLS,
+	    &m->m_wait) == 0;
+}
+
+static void
+print_more(const char *kind, const struct more *m)
+{
+	printf("%-7s brokerd CPU: its own threads' user and system time per "
+	    "call (bwrap, podman and the tool not counted)\n", kind);
+	printf("%-7s 1 at a time  brokerd CPU %6.0f us per call (%zu calls: "
+	    "read_file, shell)\n", kind, m->m_cpu1, m->m_calls1);
+	if (!m->m_ok4)
+		printf("%-7s %d at once: a call or bare sandbox failed\n", kind,
+		    BENCH_CLIENTS);
+	else
+		printf("%-7s %d at once    read_file median %8.0f us  p99 %8.0f "
+		    "us; bare true median %8.0f us  p99 %8.0f us; ratio %.2f; "
+		    "brokerd CPU %.0f us per call\n", kind, BENCH_CLIENTS,
+		    m->m_read4.lf_median_us, m->m_read4.lf_p99_us,
+		    m->m_bare4.lf_median_us, m->m_bare4.lf_p99_us,
+		    m->m_read4.lf_median_us / m->m_bare4.lf_median_us,
+		    m->m_cpu4);
+	if (m->m_ok_start)
+		printf("%-7s send to tool start, 1 client (shell date +%%s%%N):"
+		    " median %8.0f us  p99 %8.0f us\n", kind,
+		    m->m_start1.lf_median_us, m->m_start1.lf_p99_us);
+	if (!m->m_ok_wait) {
+		printf("%-7s slot wait: a call failed\n", kind);
+		return;
+	}
+	printf("%-7s slot wait, %d clients, max_running %d (send to tool start "
+	    "less 1 client's median, floor 0): median %8.0f us  p99 %8.0f us  "
+	    "max %8.0f us  mean %8.0f us  max/mean %.2f (goal <= 2); "
+	    "brokerd CPU %.0f us per call\n", kind, BENCH_SESSIONS,
+	    BENCH_MAX_RUNNING, m->m_wait.lf_median_us, m->m_wait.lf_p99_us,
+	    m->m_wait.lf_max_us, m->m_wait.lf_mean_us,
+	    m->m_wait.lf_max_us / m->m_wait.lf_mean_us, m->m_cpu16);
+}
 static int
 figures(int64_t *v, size_t n, struct figures *f)
 {
@@ -351,7 +433,10 @@ runtime_run(const char *kind, size_t n)
 	char top[] = "/var/lib/bench-runner-XXXXXX", sock[4096], skel[4096];
 	char frame[8192], *argv[40];
 	struct figures fr, fs, fb;
+	struct cell cl;
+	struct more m;
 	double par_rate;
+	int64_t cpu0;
 	size_t i;
 	pid_t pid;
 
@@ -369,28 +454,37 @@ runtime_run(const char *kind, size_t n)
 		return;
 	}
 	bare_argv(kind, skel, argv);
+	memset(&m, 0, sizeof(m));
+	cpu0 = bench_cpu_ns(pid);
 	for (i = 0; i < n; i++) {
 		snprintf(frame, sizeof(frame), "{\"kind\":\"tool_request\","
 		    "\"session\":\"bench\",\"call\":\"r%zu\",\"tool\":"
 		    "\"read_file\",\"arguments\":\"{\\\"path\\\":\\\"%s/data/"
 		    "a.txt\\\"}\"}\n", i, top);
-		read_ns[i] = call_once(sock, frame);
+		read_ns[i] = load_call(sock, frame, NULL, NULL, 0);
 		snprintf(frame, sizeof(frame), "{\"kind\":\"tool_request\","
 		    "\"session\":\"bench\",\"call\":\"s%zu\",\"tool\":"
 		    "\"shell\",\"arguments\":\"{\\\"command\\\":\\\"true\\\"}\"}"
 		    "\n", i);
-		shell_ns[i] = call_once(sock, frame);
-		bare_ns[i] = run_once(argv);
+		shell_ns[i] = load_call(sock, frame, NULL, NULL, 0);
+		bare_ns[i] = load_run(argv);
 		if (testnet == NULL)
 			continue;
 		snprintf(frame, sizeof(frame), "{\"kind\":\"tool_request\","
 		    "\"session\":\"bench\",\"call\":\"f%zu\",\"tool\":"
 		    "\"http_fetch\",\"arguments\":\"{\\\"url\\\":\\\""
 		    "https://good.test/ok\\\"}\"}\n", i);
-		fetch_ns[i] = call_once(sock, frame);
-		curl_ns[i] = run_once(curl_argv(top));
+		fetch_ns[i] = load_call(sock, frame, NULL, NULL, 0);
+		curl_ns[i] = load_run(curl_argv(top));
 	}
-	par_rate = sessions_at_once(sock, top);
+	m.m_calls1 = (testnet != NULL ? 3 : 2) * n;
+	m.m_cpu1 = cpu_per_call(pid, cpu0, m.m_calls1);
+	cl.c_sock = sock;
+	cl.c_top = top;
+	cl.c_bare = argv;
+	par_rate = sessions_at_once(&cl);
+	four_at_once(&cl, n, pid, &m);
+	slot_wait(&cl, n, pid, &m);
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	if (figures(read_ns, n, &fr) == -1 || figures(shell_ns, n, &fs) == -1 ||
@@ -416,6 +510,7 @@ runtime_run(const char *kind, size_t n)
 			    par_rate * fr.median_us / 1e6, 1e6 / fr.median_us);
 		if (testnet != NULL)
 			print_fetch(kind, fetch_ns, curl_ns, n);
+		print_more(kind, &m);
 		bench_rmtree(top);
 	}
 }
@@ -443,8 +538,8 @@ running_run(const char *sock, const char *kind, const char *file, size_t n)
 		    "\"session\":\"bench\",\"call\":\"r%zu\",\"tool\":"
 		    "\"read_file\",\"arguments\":\"{\\\"path\\\":\\\"%s\\\"}"
 		    "\"}\n", i, file);
-		read_ns[i] = call_once(sock, frame);
-		bare_ns[i] = run_once(argv);
+		read_ns[i] = load_call(sock, frame, NULL, NULL, 0);
+		bare_ns[i] = load_run(argv);
 	}
 	bench_rmtree(top);
 	if (figures(read_ns, n, &fr) == -1 || figures(bare_ns, n, &fb) == -1) {

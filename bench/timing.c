@@ -23,6 +23,18 @@ bench_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int64_t
+bench_cpu_ns(pid_t pid)
+{
+	struct timespec ts;
+	clockid_t clk;
+
+	if (clock_getcpuclockid(pid, &clk) != 0 ||
+	    clock_gettime(clk, &ts) == -1)
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static int
 cmp_i64(const void *a, const void *b)
 {

@@ -7,11 +7,21 @@
 #ifndef BENCH_TIMING_H
 #define BENCH_TIMING_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
 /* CLOCK_MONOTONIC, in nanoseconds. */
 int64_t	bench_now_ns(void);
+
+/*
+ * A process's CPU time so far in ns: user and system of all its threads,
+ * exited ones included, not its children's (what /proc/PID/stat's fields
+ * 14 and 15 count, but from the scheduler's own count, not sampled in
+ * clock ticks); -1 if it cannot be read.
+ */
+int64_t	bench_cpu_ns(pid_t pid);
 
 /* Sorts the n timings of v (ns) and gives their median and p99 in us. */
 void	bench_percentiles(int64_t *v, size_t n, double *median_us,
