@@ -23,7 +23,13 @@
 #include "proto/clock.h"
 #include "proto/writefile.h"
 
-#define CGROUP_POLL_MS		10
+/*
+ * The pauses between two rounds of a drain double from 1 ms up to this:
+ * a call's cgroup is most often busy only while bwrap's own pid 1 exits,
+ * about a millisecond, and a fixed 10 ms pause cost a whole 10 ms then
+ * (bench/README.md, issue 27).
+ */
+#define CGROUP_POLL_MAX_MS	10
 #define CGROUP_ID_LEN		16	/* hex digits of a home id */
 
 int
@@ -140,7 +146,7 @@ static int
 drain(struct cgroup_host *h, const char *rel, bool remove,
     struct bx_error *err)
 {
-	int64_t until = bx_clock_mono_ms() + CGROUP_DRAIN_MS;
+	int64_t until = bx_clock_mono_ms() + CGROUP_DRAIN_MS, pause = 1;
 	char path[PATH_MAX];
 	size_t i, live;
 
@@ -157,7 +163,10 @@ drain(struct cgroup_host *h, const char *rel, bool remove,
 			return bx_fail(err, "cgroup: %s: %zu processes or "
 			    "cgroups left %d ms after SIGKILL", rel, live,
 			    CGROUP_DRAIN_MS);
-		bx_clock_sleep_ms(CGROUP_POLL_MS);
+		bx_clock_sleep_ms(pause);
+		if (pause < CGROUP_POLL_MAX_MS)
+			pause = pause * 2 < CGROUP_POLL_MAX_MS ? pause * 2 :
+			    CGROUP_POLL_MAX_MS;
 	}
 }
 
@@ -276,6 +285,7 @@ cgroup_call_new(struct cgroup_host *h, uint64_t seq, int64_t memory_bytes,
 		return bx_fail(err, "cgroup: out of memory");
 	c->cc_host = h;
 	c->cc_oom_event = -1;
+	c->cc_start_dir = -1;
 	snprintf(c->cc_parent, PATH_MAX, "%s/call-%" PRIu64, h->ch_home, seq);
 	snprintf(c->cc_memory, PATH_MAX, "%s%s", h->ch_hier[h->ch_memory],
 	    c->cc_parent);
@@ -303,6 +313,12 @@ cgroup_call_join_fds(const struct cgroup_call *c, const int **ret_fds)
 {
 	*ret_fds = c->cc_join;
 	return c->cc_njoin;
+}
+
+int
+cgroup_call_start_dir(const struct cgroup_call *c)
+{
+	return c->cc_start_dir;
 }
 
 /*
@@ -344,6 +360,8 @@ cgroup_call_remove(struct cgroup_call *c, struct bx_error *err)
 		close(c->cc_join[i]);
 	if (c->cc_oom_event != -1)
 		close(c->cc_oom_event);
+	if (c->cc_start_dir != -1)
+		close(c->cc_start_dir);
 	free(c);
 	return rc;
 }

@@ -77,11 +77,18 @@ int	cgroup_call_new(struct cgroup_host *, uint64_t seq,
 const char	*cgroup_call_parent(const struct cgroup_call *);
 
 /*
- * The cgroup.procs descriptors a bwrap child joins between fork and exec by
- * writing "0" to each, with write(2) alone (async-signal-safe). Opened
- * O_WRONLY | O_CLOEXEC; the call owns them. Returns how many (1 or 2).
+ * v1: the cgroup.procs descriptors a bwrap child joins between fork and
+ * exec by writing "0" to each, with write(2) alone (async-signal-safe).
+ * Opened O_WRONLY | O_CLOEXEC; the call owns them. Returns how many: 2 on
+ * v1, 0 on v2, where the child is made in cgroup_call_start_dir instead.
  */
 size_t	cgroup_call_join_fds(const struct cgroup_call *, const int **ret_fds);
+
+/*
+ * v2: the directory (O_RDONLY | O_CLOEXEC, the call's) of the leaf a bwrap
+ * child is made in by clone3(CLONE_INTO_CGROUP); -1 on v1.
+ */
+int	cgroup_call_start_dir(const struct cgroup_call *);
 
 /*
  * Whether the kernel hit the call's memory limit and OOM-killed something in

@@ -24,7 +24,7 @@
 #define CGROUP_PREFIX_MAX	1024
 #define CGROUP_HIER_MAX		32	/* v1 has 14 controllers, 2 others */
 #define CGROUP_DEPTH_MAX	8	/* below a call; podman makes 1 */
-#define CGROUP_JOIN_MAX		2	/* v1: memory and pids; v2: one */
+#define CGROUP_JOIN_MAX		2	/* v1: memory and pids; v2: none */
 #define CGROUP_FILE_MAX		4096	/* what is read of a cgroup file */
 
 /* A mount's name, the home, the call, the levels below it, a file name. */
@@ -46,6 +46,7 @@ struct cgroup_call {
 	char			 cc_memory[PATH_MAX];	/* its memory cgroup */
 	int			 cc_join[CGROUP_JOIN_MAX];
 	size_t			 cc_njoin;
+	int			 cc_start_dir;	/* v2 leaf, or -1 */
 	int			 cc_oom_event;	/* v1 eventfd, or -1 */
 	bool			 cc_oomed;
 };

@@ -4,6 +4,8 @@
  * pids down to boxmaker-<id>, and a call's limits sit on call-<seq> while
  * its processes go in the leaf "tool", for the no-internal-process rule.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,9 +55,10 @@ cgroup_v2_open(struct cgroup_host *h, const char *root, const char *id,
 }
 
 /*
- * The limits on the call, no swap at all, and the leaf "tool" to join;
- * podman's libpod-<id> goes beside the leaf. memory.events counts the
- * OOM kills below the call, so no watch is needed.
+ * The limits on the call, no swap at all, and the leaf "tool", whose
+ * directory bwrap's process is made in (clone3, cgroup_call_start_dir);
+ * podman's libpod-<id> goes beside the leaf. memory.events counts the OOM
+ * kills below the call, so no watch is needed.
  */
 int
 cgroup_v2_limit(struct cgroup_call *c, const char *memory, const char *pids,
@@ -71,5 +74,9 @@ cgroup_v2_limit(struct cgroup_call *c, const char *memory, const char *pids,
 	    "+memory +pids", err) == -1 ||
 	    cgroup_make_dir(leaf, false, err) == -1)
 		return -1;
-	return cgroup_join(c, leaf, err);
+	c->cc_start_dir = open(leaf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->cc_start_dir == -1)
+		return bx_fail(err, "%s: cannot open: %s", leaf,
+		    strerror(errno));
+	return 0;
 }

@@ -275,6 +275,8 @@ bwrap_run(const struct backend_settings *bs, struct sandbox_call *call,
 	sp.es_argv = a.a_v;
 	sp.es_env = exec_no_env;
 	sp.es_njoin = cgroup_call_join_fds(call->sc_cgroup, &sp.es_join_fds);
+	sp.es_cgroup_dir = cgroup_call_start_dir(call->sc_cgroup);
+	sp.es_into_cgroup = sp.es_cgroup_dir != -1;
 	sp.es_keep_fds = keep;
 	sp.es_stdin = v->v_stdin != NULL;
 	sp.es_status_read = status[0];
