@@ -173,7 +173,7 @@ run_in(int dirfd, struct exec_outcome *o, struct bx_error *err)
 static void
 test_child_is_made_in_the_cgroup(void **state)
 {
-	char dir[128], want[128];
+	char dir[128], want[128], got[4097];
 	struct exec_outcome o;
 	struct bx_error err;
 	int fd;
@@ -190,9 +190,12 @@ test_child_is_made_in_the_cgroup(void **state)
 		fail_msg("%s", err.msg);
 	close(fd);
 	assert_int_equal(o.eo_end, EXEC_EXITED);
-	if (o.eo_out == NULL || strstr(o.eo_out, want) == NULL)
+	/* eo_out is bytes, not a string. */
+	snprintf(got, sizeof(got), "%.*s", (int)o.eo_out_len,
+	    o.eo_out != NULL ? o.eo_out : "");
+	if (strstr(got, want) == NULL)
 		fail_msg("the child's /proc/self/cgroup has no \"%s\": %s",
-		    want, o.eo_out != NULL ? o.eo_out : "(nothing)");
+		    want, got);
 	exec_outcome_clear(&o);
 	assert_int_equal(rmdir(dir), 0);
 }
