@@ -206,6 +206,39 @@ test_shell_sees_only_its_mounts(void **state)
 	sb_after_case(f);
 }
 
+/*
+ * A call finds nothing another left (issue 27): what the first writes in
+ * every place of its sandbox it may write to, and a process it leaves
+ * running, the next does not see. The first call's output shows its
+ * writes happened, so the second's silence means something.
+ */
+static void
+test_nothing_carries_to_the_next_call(void **state)
+{
+	static const char places[] =
+	    "/tmp /var/tmp /run /dev/shm /.boxmaker /etc /usr /";
+	struct sb_fixture *f = *state;
+	char paths[PATH_MAX], cwd[PATH_MAX], *out;
+
+	snprintf(paths, sizeof(paths), "\"%s/work\"", f->data);
+	snprintf(cwd, sizeof(cwd), "%s/work", f->data);
+	sb_grant(f, "shell", "shell", "paths", paths);
+	out = sb_shell(f, cwd, "for d in %s; do echo left 2>/dev/null "
+	    "> $d/bx-left && echo wrote $d; done; "
+	    "(exec sleep 600 </dev/null >/dev/null 2>&1 &); echo done",
+	    places);
+	assert_non_null(strstr(out, "wrote /tmp\n"));
+	assert_non_null(strstr(out, "done\n"));
+	free(out);
+	out = sb_shell(f, cwd, "for d in %s; do test -e $d/bx-left && "
+	    "echo found $d; done; cat /proc/[0-9]*/comm 2>/dev/null | "
+	    "grep -qx sleep && echo found sleep; echo checked", places);
+	if (strstr(out, "found") != NULL || strstr(out, "checked") == NULL)
+		fail_msg("the second call saw what the first left: %s", out);
+	free(out);
+	sb_after_case(f);
+}
+
 /* A grant of "/" finds none of Boxmaker's own files. */
 static void
 test_grant_of_root_hides_boxmaker(void **state)
@@ -354,6 +387,9 @@ main(int argc, char **argv)
 		    sb_teardown),
 		cmocka_unit_test_setup_teardown(test_shell_sees_only_its_mounts,
 		    sb_setup, sb_teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_nothing_carries_to_the_next_call, sb_setup,
+		    sb_teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_grant_of_root_hides_boxmaker, sb_setup, sb_teardown),
 		cmocka_unit_test_setup_teardown(
