@@ -81,8 +81,8 @@ static int
 apply_defaults(const char *name, struct config *c, const char *default_home,
     struct bx_error *err)
 {
-	if (c->c_home == NULL && (c->c_home = strdup(default_home)) == NULL)
-		return bx_fail(err, "out of memory");
+	if (bx_defaults_fill_home(&c->c_home, default_home, err) == -1)
+		return bx_error_prefix(err, "%s: [paths] home is not set", name);
 	if (c->c_ttl_ms == 0)
 		c->c_ttl_ms = CONFIG_DEFAULT_TTL_MS;
 	if (default_under(&c->c_grants, c->c_home, "/grants", "paths.grants",
@@ -135,7 +135,6 @@ load_default(struct config **ret, struct bx_error *err)
 int
 config_load(const char *path, struct config **ret, struct bx_error *err)
 {
-	struct bx_defaults defaults;
 	struct config *c = NULL;
 	char *buf = NULL;
 	size_t len = 0;
@@ -143,11 +142,9 @@ config_load(const char *path, struct config **ret, struct bx_error *err)
 
 	if (path == NULL)
 		return load_default(ret, err);
-	if (bx_defaults_get(&defaults, err) == -1)
-		return -1;
 	if (bx_readfile(path, CONFIG_FILE_MAX, &buf, &len, NULL, err) == -1)
 		return -1;
-	rc = config_parse(path, buf, len, defaults.d_home, &c, err);
+	rc = config_parse(path, buf, len, NULL, &c, err);
 	free(buf);
 	if (rc == -1)
 		return -1;

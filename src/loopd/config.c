@@ -93,8 +93,8 @@ apply_defaults(const char *name, struct loop_config *c,
 	if (c->lc_model_url == NULL)
 		return bx_fail(err, "%s: [model] url is required (llama-server's "
 		    "base URL, e.g. \"http://127.0.0.1:8080\")", name);
-	if (c->lc_home == NULL && (c->lc_home = strdup(default_home)) == NULL)
-		return bx_fail(err, "out of memory");
+	if (bx_defaults_fill_home(&c->lc_home, default_home, err) == -1)
+		return bx_error_prefix(err, "%s: [paths] home is not set", name);
 	if (c->lc_loop_socket == NULL) {
 		if (asprintf(&c->lc_loop_socket, "%s/run/owner-loop/loop.sock",
 		    strcmp(c->lc_home, "/") == 0 ? "" : c->lc_home) == -1) {
@@ -153,7 +153,6 @@ int
 loop_config_load(const char *path, struct loop_config **ret,
     struct bx_error *err)
 {
-	struct bx_defaults defaults;
 	enum bx_readfile_why why;
 	size_t len;
 	char *buf;
@@ -161,8 +160,6 @@ loop_config_load(const char *path, struct loop_config **ret,
 
 	if (path == NULL)
 		return load_default(ret, err);
-	if (bx_defaults_get(&defaults, err) == -1)
-		return -1;
 	if (bx_readfile(path, LOOP_CONFIG_FILE_MAX, &buf, &len, &why, err) ==
 	    -1) {
 		/* Says what the path is, so the owner can act. */
@@ -170,7 +167,7 @@ loop_config_load(const char *path, struct loop_config **ret,
 			bx_fail(err, "%s is a directory, not loopd.toml", path);
 		return -1;
 	}
-	r = loop_config_parse(path, buf, len, defaults.d_home, ret, err);
+	r = loop_config_parse(path, buf, len, NULL, ret, err);
 	free(buf);
 	return r;
 }

@@ -58,7 +58,8 @@ int	loop_config_load(const char *path, struct loop_config **ret,
 	    struct bx_error *err);
 /*
  * Parses len bytes of buf; name is used in messages. default_home is the
- * home when the file names none: bx_defaults_get()'s d_home.
+ * home when the file names none; NULL: this user's default
+ * (bx_defaults_fill_home), looked up only when the file names none.
  */
 int	loop_config_parse(const char *name, const char *buf, size_t len,
 	    const char *default_home, struct loop_config **ret,

@@ -134,6 +134,23 @@ bx_defaults_get(struct bx_defaults *ret, struct bx_error *err)
 }
 
 int
+bx_defaults_fill_home(char **slot, const char *given, struct bx_error *err)
+{
+	struct bx_defaults d;
+
+	if (*slot != NULL)
+		return 0;
+	if (given == NULL) {
+		if (bx_defaults_get(&d, err) == -1)
+			return -1;
+		given = d.d_home;
+	}
+	if ((*slot = strdup(given)) == NULL)
+		return bx_fail(err, "out of memory");
+	return 0;
+}
+
+int
 bx_defaults_config_file(const char *program, char ret[BX_PATH_MAX + 1],
     struct bx_error *err)
 {

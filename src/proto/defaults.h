@@ -58,6 +58,15 @@ int	bx_defaults_resolve(const struct bx_env *env, struct bx_defaults *ret,
 int	bx_defaults_get(struct bx_defaults *ret, struct bx_error *err);
 
 /*
+ * A configuration's home: when *slot is NULL (the file named none), a
+ * malloc'd copy of given or, when given is NULL, of this user's d_home.
+ * The user's default is looked up only then, so a file that names its home
+ * needs no HOME and no password entry. The caller frees *slot.
+ */
+int	bx_defaults_fill_home(char **slot, const char *given,
+	    struct bx_error *err);
+
+/*
  * The default configuration file of program ("brokerd" or "loopd") into
  * ret: d_brokerd_config or d_loopd_config. Fails, saying that `bxctl init`
  * writes one and pointing to the runbook, when nothing is there; anything

@@ -4,6 +4,8 @@
 # explain without --config read the default brokerd.toml of the user who
 # runs them (proto/defaults.h); a missing one says what writes it. As root
 # that check runs as nobody, whose configuration directory the test sets.
+# A file that names its home needs no HOME: as root that check runs as a
+# uid with no password entry and no HOME at all.
 #   usage.sh BROKERD
 set -u
 brokerd=$1
@@ -51,6 +53,31 @@ expect_missing_default() {
 	fi
 }
 
+expect_named_home() {
+	mkdir -p "$tmp/named/grants"
+	printf '[paths]\nhome = "%s/named"\n[runner]\nkind = "refuse"\n' \
+	    "$tmp" > "$tmp/named.toml"
+	chmod -R a+rX "$tmp"
+	if [ "$(id -u)" -eq 0 ]; then
+		env -i PATH=/usr/bin:/bin setpriv --reuid=12345 --regid=12345 \
+		    --clear-groups "$brokerd" explain --config "$tmp/named.toml" \
+		    read_file '{"path": "/a"}' >"$tmp/stdout" 2>"$tmp/stderr"
+	else
+		env -i PATH=/usr/bin:/bin "$brokerd" explain --config \
+		    "$tmp/named.toml" read_file '{"path": "/a"}' \
+		    >"$tmp/stdout" 2>"$tmp/stderr"
+	fi
+	got=$?
+	if [ "$got" -ne 0 ] || ! grep -qF "outcome: denied (no_grant)" \
+	    "$tmp/stdout"; then
+		echo "FAIL: explain with [paths] home and no HOME: exit $got; got:"
+		cat "$tmp/stdout" "$tmp/stderr"
+		status=1
+	else
+		echo "ok: explain with [paths] home needs no HOME"
+	fi
+}
+
 expect 2
 expect 2 frobnicate
 expect 2 explain
@@ -58,4 +85,5 @@ expect 2 explain --config /nonexistent read_file
 expect 2 serve --config
 expect_missing_default serve
 expect_missing_default explain read_file '{"path": "/a"}'
+expect_named_home
 exit $status

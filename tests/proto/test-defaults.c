@@ -165,6 +165,30 @@ test_this_process(void **state)
 	assert_int_equal(unsetenv("BOXMAKER_HOME"), 0);
 }
 
+/* A home the file named stays; one given is copied; else the user's. */
+static void
+test_fill_home(void **state)
+{
+	struct bx_error err;
+	char *home;
+
+	(void)state;
+	assert_non_null(home = strdup("/named"));
+	assert_int_equal(bx_defaults_fill_home(&home, "/given", &err), 0);
+	assert_string_equal(home, "/named");
+	free(home);
+	home = NULL;
+	assert_int_equal(bx_defaults_fill_home(&home, "/given", &err), 0);
+	assert_string_equal(home, "/given");
+	free(home);
+	home = NULL;
+	assert_int_equal(setenv("BOXMAKER_HOME", "/tmp/boxmaker-y", 1), 0);
+	assert_int_equal(bx_defaults_fill_home(&home, NULL, &err), 0);
+	assert_string_equal(home, "/tmp/boxmaker-y");
+	free(home);
+	assert_int_equal(unsetenv("BOXMAKER_HOME"), 0);
+}
+
 /*
  * bx_defaults_config_file as a user other than root, whose configuration
  * home is dir: in a child, which drops to nobody when the test is root.
@@ -230,6 +254,7 @@ main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_passwd),
 		cmocka_unit_test(test_this_process),
+		cmocka_unit_test(test_fill_home),
 		cmocka_unit_test(test_config_file),
 	};
 
