@@ -9,12 +9,23 @@
 #include "brokerd/broker_impl.h"
 #include "proto/sha256.h"
 
+/* Appends ev, its seq into *ret_seq; a failure is logged here, once. */
+static int
+append(struct call *c, const struct bx_audit_event *ev, uint64_t *ret_seq)
+{
+	struct bx_error err;
+
+	if (audit_append(c->c_b->b_cfg.audit, ev, ret_seq, &err) == 0)
+		return 0;
+	broker_log(c->c_b, "%s", err.msg);
+	return -1;
+}
+
 int
 broker_record_decision(struct call *c)
 {
 	struct bx_audit_event ev;
 	struct bx_ev_decision *e = &ev.decision;
-	struct bx_error err;
 	const struct decision *d = c->c_d;
 
 	memset(&ev, 0, sizeof(ev));
@@ -31,10 +42,7 @@ broker_record_decision(struct call *c)
 	}
 	e->taint = c->c_st.taint;
 	e->untrusted = c->c_st.untrusted;
-	if (audit_append(c->c_b->b_cfg.audit, &ev, &c->c_seq, &err) == 0)
-		return 0;
-	broker_log(c->c_b, "%s", err.msg);
-	return -1;
+	return append(c, &ev, &c->c_seq);
 }
 
 void
@@ -43,7 +51,6 @@ broker_record_approval(struct call *c, enum bx_answer answer, const char *reason
 {
 	struct bx_audit_event ev;
 	struct bx_ev_approval *e = &ev.approval;
-	struct bx_error err;
 	uint64_t seq;
 
 	memset(&ev, 0, sizeof(ev));
@@ -55,9 +62,8 @@ broker_record_approval(struct call *c, enum bx_answer answer, const char *reason
 	e->by = answer == BX_ANSWER_EXPIRED ? NULL : BROKER_APPROVER;
 	e->reason = reason;
 	e->outcome = *outcome;
-	if (audit_append(c->c_b->b_cfg.audit, &ev, &seq, &err) == 0)
+	if (append(c, &ev, &seq) == 0)
 		return;
-	broker_log(c->c_b, "%s", err.msg);
 	outcome->kind = BX_OUTCOME_DENIED;
 	outcome->reason = BX_DENY_AUDIT_UNAVAILABLE;
 }
@@ -85,10 +91,9 @@ broker_record_result(struct call *c, const struct decision *d, bool failed,
 	e->truncated = !failed && rr->rr_truncated;
 	e->bytes = strlen(sent);
 	e->taint_after = taint_after;
-	if (bx_sha256(sent, strlen(sent), &e->sha256, &err) == -1 ||
-	    audit_append(c->c_b->b_cfg.audit, &ev, &seq, &err) == -1) {
+	if (bx_sha256(sent, strlen(sent), &e->sha256, &err) == -1) {
 		broker_log(c->c_b, "%s", err.msg);
 		return -1;
 	}
-	return 0;
+	return append(c, &ev, &seq);
 }

@@ -164,9 +164,8 @@ drain(struct cgroup_host *h, const char *rel, bool remove,
 			    "cgroups left %d ms after SIGKILL", rel, live,
 			    CGROUP_DRAIN_MS);
 		bx_clock_sleep_ms(pause);
-		if (pause < CGROUP_POLL_MAX_MS)
-			pause = pause * 2 < CGROUP_POLL_MAX_MS ? pause * 2 :
-			    CGROUP_POLL_MAX_MS;
+		pause = pause * 2 > CGROUP_POLL_MAX_MS ? CGROUP_POLL_MAX_MS :
+		    pause * 2;
 	}
 }
 

@@ -4,14 +4,11 @@
  * every buffer it fills has its limit, and every way a call can end early
  * comes back to one kill hook.
  */
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
