@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bxctl/machine.h"
+#include "proto/readfile.h"
 
 /* The files read here are one line, or /etc/subuid's few. */
 #define SMALL_FILE_MAX	65536
@@ -63,22 +64,23 @@ exists(const struct machine_view *v, const char *path)
 	return access(full, F_OK) == 0;
 }
 
-/* The file's text, NUL-terminated, into buf; false if unreadable. */
-static bool
-read_small(const struct machine_view *v, const char *path, char *buf,
-    size_t size)
+/*
+ * The whole file's text, NUL-terminated and malloc'd (the caller frees),
+ * or NULL if it cannot be read or is over SMALL_FILE_MAX: then the check
+ * says what it lacks rather than judge a file it saw only part of.
+ */
+static char *
+read_small(const struct machine_view *v, const char *path)
 {
-	char full[4096];
-	size_t n;
-	FILE *fp;
+	char full[4096], *buf;
+	struct bx_error ignored;
+	size_t len;
 
 	under(v, path, full, sizeof(full));
-	if ((fp = fopen(full, "re")) == NULL)
-		return false;
-	n = fread(buf, 1, size - 1, fp);
-	buf[n] = '\0';
-	fclose(fp);
-	return true;
+	if (bx_readfile(full, SMALL_FILE_MAX, &buf, &len, NULL,
+	    &ignored) == -1)
+		return NULL;
+	return buf;
 }
 
 /* Whether name is an executable file in one of $PATH's directories. */
@@ -153,7 +155,7 @@ static void
 check_cgroup(struct checker *k)
 {
 	const struct machine_view *v = k->k_view;
-	char path[512], controllers[1024];
+	char path[512], *controllers;
 
 	if (!exists(v, "/sys/fs/cgroup/cgroup.controllers")) {
 		check_cgroup_v1(k);
@@ -167,7 +169,7 @@ check_cgroup(struct checker *k)
 	snprintf(path, sizeof(path), "/sys/fs/cgroup/user.slice/user-%u."
 	    "slice/user@%u.service/cgroup.controllers", (unsigned)v->mv_uid,
 	    (unsigned)v->mv_uid);
-	if (!read_small(v, path, controllers, sizeof(controllers))) {
+	if ((controllers = read_small(v, path)) == NULL) {
 		note(k, false, "log in, or enable lingering (below)",
 		    "cgroup v2, but no systemd user manager runs for you "
 		    "(user@%u.service)", (unsigned)v->mv_uid);
@@ -180,45 +182,50 @@ check_cgroup(struct checker *k)
 		note(k, false, DELEGATE_FIX, "cgroup v2, but memory and pids "
 		    "are not both delegated to user@%u.service",
 		    (unsigned)v->mv_uid);
+	free(controllers);
 }
 
 static void
 check_userns(struct checker *k)
 {
 	const struct machine_view *v = k->k_view;
-	char clone[32] = "1", max[32] = "1";
+	char *clone, *max;
+	bool on;
 
-	(void)read_small(v, "/proc/sys/kernel/unprivileged_userns_clone",
-	    clone, sizeof(clone));
-	(void)read_small(v, "/proc/sys/user/max_user_namespaces", max,
-	    sizeof(max));
-	note(k, atoi(clone) == 1 && atoi(max) > 0, "echo kernel."
-	    "unprivileged_userns_clone=1 | sudo tee /etc/sysctl.d/"
-	    "50-userns.conf && sudo sysctl --system",
-	    "unprivileged user namespaces are %s",
-	    atoi(clone) == 1 && atoi(max) > 0 ? "on" : "off");
+	/* A kernel without the Debian knob has them on. */
+	clone = read_small(v, "/proc/sys/kernel/unprivileged_userns_clone");
+	max = read_small(v, "/proc/sys/user/max_user_namespaces");
+	on = (clone == NULL || atoi(clone) == 1) && (max == NULL ||
+	    atoi(max) > 0);
+	free(clone);
+	free(max);
+	note(k, on, "echo kernel.unprivileged_userns_clone=1 | sudo tee "
+	    "/etc/sysctl.d/50-userns.conf && sudo sysctl --system",
+	    "unprivileged user namespaces are %s", on ? "on" : "off");
 }
 
 /* Whether /etc/subuid or /etc/subgid gives the user a range. */
 static bool
 has_range(const struct machine_view *v, const char *file)
 {
-	char text[SMALL_FILE_MAX], uid[32], *line, *save = NULL, *colon;
+	char uid[32], *text, *line, *save = NULL, *colon;
+	bool found = false;
 
-	if (!read_small(v, file, text, sizeof(text)))
+	if ((text = read_small(v, file)) == NULL)
 		return false;
 	snprintf(uid, sizeof(uid), "%u", (unsigned)v->mv_uid);
-	for (line = strtok_r(text, "\n", &save); line != NULL;
+	for (line = strtok_r(text, "\n", &save); !found && line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
 		if ((colon = strchr(line, ':')) == NULL)
 			continue;
 		*colon = '\0';
-		if ((strcmp(line, v->mv_user) == 0 || strcmp(line, uid) == 0) &&
+		found = (strcmp(line, v->mv_user) == 0 ||
+		    strcmp(line, uid) == 0) &&
 		    (colon = strchr(colon + 1, ':')) != NULL &&
-		    atol(colon + 1) > 0)
-			return true;
+		    atol(colon + 1) > 0;
 	}
-	return false;
+	free(text);
+	return found;
 }
 
 static void
