@@ -119,6 +119,20 @@ write_new(const char *path, const char *text)
 	return rc;
 }
 
+/* Syncs the directory that holds path, so its new name survives a crash. */
+static int
+sync_parent(const char *path)
+{
+	char dir[BX_PATH_MAX + 1];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		return bx_fsync_dir(".");
+	slash[slash == dir ? 1 : 0] = '\0';
+	return bx_fsync_dir(dir);
+}
+
 /*
  * Writes text to path through a temporary name: renamed over an old file
  * with --force, else linked, which fails rather than replace one that
@@ -139,6 +153,9 @@ write_file(const char *path, const char *text, bool force)
 	else
 		rc = CLI_OK;
 	(void)unlink(tmp);
+	if (rc == CLI_OK && sync_parent(path) == -1)
+		rc = cli_fail("cannot sync the directory of %s: %s", path,
+		    strerror(errno));
 	return rc;
 }
 
