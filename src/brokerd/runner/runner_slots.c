@@ -10,11 +10,20 @@
 #include "brokerd/runner/runner_slots.h"
 #include "proto/clock.h"
 
+/*
+ * The waits are timed on the monotonic clock: a wall clock set back must
+ * not hold a waiter past its next look at the caller's hang-up.
+ */
 void
 slots_init(struct runner_slots *s, int64_t max)
 {
+	pthread_condattr_t attr;
+
 	pthread_mutex_init(&s->sl_lock, NULL);
-	pthread_cond_init(&s->sl_changed, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->sl_changed, &attr);
+	pthread_condattr_destroy(&attr);
 	s->sl_max = max;
 	s->sl_running = 0;
 	s->sl_waiting = 0;
@@ -54,7 +63,7 @@ slots_take(struct runner_slots *s, int hangup_fd)
 	TAILQ_INSERT_TAIL(&s->sl_queue, &me, sw_link);
 	s->sl_waiting++;
 	while (!my_turn(s, &me) && !gone) {
-		bx_clock_after(CLOCK_REALTIME, SLOTS_POLL_MS, &until);
+		bx_clock_after(CLOCK_MONOTONIC, SLOTS_POLL_MS, &until);
 		pthread_cond_timedwait(&s->sl_changed, &s->sl_lock, &until);
 		gone = !my_turn(s, &me) && hung_up(hangup_fd);
 	}
