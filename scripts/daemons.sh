@@ -53,16 +53,16 @@ forget() {
 # stop_all: SIGTERM to every process started here, newest first, then wait;
 # then every transient unit started here, which systemctl waits for.
 stop_all() {
-	for unit in $units; do
-		systemctl --user stop "$unit" 2>/dev/null
-	done
-	units=""
 	for pid in $pids; do
 		kill -TERM "$pid" 2>/dev/null
 	done
 	for pid in $pids; do
 		wait "$pid" 2>/dev/null
 	done
+	for unit in $units; do
+		systemctl --user stop "$unit" 2>/dev/null
+	done
+	units=""
 	pids=""
 }
 
