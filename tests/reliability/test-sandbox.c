@@ -273,6 +273,48 @@ test_nothing_carries_to_the_next_call(void **state)
 	sb_after_case(f);
 }
 
+/*
+ * The sandbox's own root is the same under both runtimes (sandbox_root.c):
+ * the skeleton's entries, /bin a link into /usr, the generated /etc
+ * naming the tool's user, and all of it read-only.
+ */
+static void
+test_the_root_is_the_skeleton(void **state)
+{
+	static const char *const want[] = {
+		".boxmaker bin dev etc lib lib64 proc run sbin sys tmp usr "
+		    "var \nusr/bin\n",
+		"\nroot:x:0:0:root:/tmp:/bin/sh\n",
+		"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+		    "root:x:0:\n",
+		"nogroup:x:65534:\nalternatives group hostname hosts "
+		    "nsswitch.conf passwd resolv.conf ssl \n",
+		" '/x': Read-only file system\n",
+		" '/etc/x': Read-only file system\n",
+		" '/etc/passwd': Read-only file system\n",
+		" '/bin/x': Read-only file system\n",
+		" '/.boxmaker/x': Read-only file system\n",
+	};
+	struct sb_fixture *f = *state;
+	char *out;
+	size_t i;
+
+	sb_grant(f, "shell", "shell", "paths", "");
+	out = sb_shell(f, NULL, "ls -A / | tr '\\n' ' '; echo; readlink /bin; "
+	    "echo; cat /etc/passwd /etc/group; ls -A /etc | tr '\\n' ' '; "
+	    "echo; touch /x /etc/x /etc/passwd /bin/x /.boxmaker/x 2>&1 | "
+	    "sed 's/.*touch//'");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (strstr(out, want[i]) == NULL)
+			fail_msg("the sandbox's root is not the skeleton: no "
+			    "\"%s\" in:\n%s", want[i], out);
+	if (strncmp(out, want[0], strlen(want[0])) != 0)
+		fail_msg("the sandbox's / holds more than the skeleton: %s",
+		    out);
+	free(out);
+	sb_after_case(f);
+}
+
 /* A grant of "/" finds none of Boxmaker's own files. */
 static void
 test_grant_of_root_hides_boxmaker(void **state)
@@ -424,6 +466,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(
 		    test_nothing_carries_to_the_next_call, sb_setup,
 		    sb_teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_the_root_is_the_skeleton, sb_setup, sb_teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_grant_of_root_hides_boxmaker, sb_setup, sb_teardown),
 		cmocka_unit_test_setup_teardown(

@@ -8,6 +8,9 @@
  * descriptor is only kept open, since bwrap dies of SIGPIPE writing its
  * last line to a closed one. The options go
  * in through --args, so the host paths never show in /proc/1/cmdline.
+ * The sandbox's root is bwrap's own tmpfs, holding the skeleton and the
+ * generated /etc (sandbox_root.c) and made read-only last: a call writes
+ * no directory tree to the home's disk (issue 27).
  */
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -26,10 +29,53 @@
 #include "brokerd/runner/runner_impl.h"
 #include "proto/writefile.h"
 
+/* A cover: an empty tmpfs of one page, read-only; nothing a call shares. */
+#define BWRAP_COVER_BYTES	4096
+
+/*
+ * The skeleton (sandbox_root.c) in bwrap's own root, a tmpfs that lives
+ * as long as the sandbox: nothing of it is written to the home's disk,
+ * and "--remount-ro /" makes it read-only once everything is mounted.
+ */
 static void
-add_op(struct argv *a, const struct sandbox_view *v,
-    const struct sandbox_op *op, int fd)
+add_skeleton(struct argv *a, const struct sandbox_view *v)
 {
+	size_t i;
+
+	for (i = 0; sandbox_skeleton_dirs[i] != NULL; i++) {
+		argv_add(a, "--dir");
+		argv_add(a, "/%s", sandbox_skeleton_dirs[i]);
+	}
+	for (i = 0; i < v->v_nlinks; i++) {
+		argv_add(a, "--symlink");
+		argv_add(a, "usr/%s", v->v_links[i]);
+		argv_add(a, "/%s", v->v_links[i]);
+	}
+}
+
+/* The generated /etc's files, copied by bwrap from their memory files. */
+static void
+add_etc(struct argv *a, const struct bwrap_opts *o,
+    const struct sandbox_op *op)
+{
+	size_t i;
+
+	for (i = 0; i < SANDBOX_ETC_FILES; i++) {
+		argv_add(a, "--perms");
+		argv_add(a, "0644");
+		argv_add(a, "--file");
+		argv_add(a, "%d", o->bo_etc_fds[i]);
+		argv_add(a, "%s/%s", op->o_dst, sandbox_etc_names[i]);
+	}
+}
+
+static void
+add_op(struct argv *a, const struct bwrap_opts *o,
+    const struct sandbox_view *v, size_t i)
+{
+	const struct sandbox_op *op = &v->v_ops[i];
+	int fd = o->bo_bind_fds != NULL ? o->bo_bind_fds[i] : -1;
+
 	switch (op->o_kind) {
 	case SB_BIND:
 		if (fd >= 0) {
@@ -41,6 +87,9 @@ add_op(struct argv *a, const struct sandbox_view *v,
 			argv_add(a, "%s", op->o_src);
 		}
 		argv_add(a, "%s", op->o_dst);
+		break;
+	case SB_ETC:
+		add_etc(a, o, op);
 		break;
 	case SB_TMPFS:
 		argv_add(a, "--perms");
@@ -59,8 +108,13 @@ add_op(struct argv *a, const struct sandbox_view *v,
 		argv_add(a, "%s", op->o_dst);
 		break;
 	case SB_COVER:
-		argv_add(a, "--ro-bind");
-		argv_add(a, "%s/cover", v->v_calldir);
+		argv_add(a, "--perms");
+		argv_add(a, "0555");
+		argv_add(a, "--size");
+		argv_add(a, "%d", BWRAP_COVER_BYTES);
+		argv_add(a, "--tmpfs");
+		argv_add(a, "%s", op->o_dst);
+		argv_add(a, "--remount-ro");
 		argv_add(a, "%s", op->o_dst);
 		break;
 	case SB_HELPER:
@@ -93,12 +147,9 @@ bwrap_argv(const struct bwrap_opts *o, const struct sandbox_view *v,
 	argv_add(opts, "%d", o->bo_seccomp_fd);
 	argv_add(opts, "--json-status-fd");
 	argv_add(opts, "%d", o->bo_status_fd);
-	argv_add(opts, "--ro-bind");
-	argv_add(opts, "%s", v->v_rootfs);
-	argv_add(opts, "/");
+	add_skeleton(opts, v);
 	for (i = 0; i < v->v_nops; i++)
-		add_op(opts, v, &v->v_ops[i], o->bo_bind_fds != NULL ?
-		    o->bo_bind_fds[i] : -1);
+		add_op(opts, o, v, i);
 	argv_add(opts, "--remount-ro");
 	argv_add(opts, "/");
 	argv_add(opts, "--chdir");
@@ -122,6 +173,22 @@ fill(int fd, const void *buf, size_t len, struct bx_error *err)
 		return bx_fail(err, "bwrap: cannot fill a memory file: %s",
 		    strerror(errno));
 	return 0;
+}
+
+/* A new memory file holding len bytes, rewound; -1 when it cannot be. */
+static int
+memory_file(const char *name, const void *buf, size_t len,
+    struct bx_error *err)
+{
+	int fd;
+
+	if ((fd = memfd_create(name, MFD_CLOEXEC)) == -1)
+		return bx_fail(err, "bwrap: memfd_create: %s", strerror(errno));
+	if (fill(fd, buf, len, err) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* The options, NUL-separated, as --args reads them. */
@@ -187,7 +254,47 @@ close_sources(const struct sandbox_view *v, int *fds)
 	free(fds);
 }
 
-/* The descriptors the child keeps: the three of bwrap's options and the sources. */
+/*
+ * The memory files bwrap reads: the filter, the generated /etc's files,
+ * and the options (empty here, filled once their argv is known).
+ */
+static int
+open_memory_files(struct bwrap_opts *o, const struct backend_settings *bs,
+    const struct sandbox_view *v, struct bx_error *err)
+{
+	struct sandbox_etc_file files[SANDBOX_ETC_FILES];
+	size_t i;
+
+	o->bo_seccomp_fd = memory_file("bwrap-seccomp", bs->bs_seccomp,
+	    bs->bs_seccomp_len, err);
+	if (o->bo_seccomp_fd == -1)
+		return -1;
+	sandbox_etc(v, files);
+	for (i = 0; i < SANDBOX_ETC_FILES; i++) {
+		o->bo_etc_fds[i] = memory_file("bwrap-etc", files[i].ef_text,
+		    files[i].ef_len, err);
+		if (o->bo_etc_fds[i] == -1)
+			return -1;
+	}
+	o->bo_args_fd = memory_file("bwrap-args", NULL, 0, err);
+	return o->bo_args_fd == -1 ? -1 : 0;
+}
+
+static void
+close_memory_files(struct bwrap_opts *o)
+{
+	size_t i;
+
+	if (o->bo_seccomp_fd != -1)
+		close(o->bo_seccomp_fd);
+	for (i = 0; i < SANDBOX_ETC_FILES; i++)
+		if (o->bo_etc_fds[i] != -1)
+			close(o->bo_etc_fds[i]);
+	if (o->bo_args_fd != -1)
+		close(o->bo_args_fd);
+}
+
+/* The descriptors the child keeps: bwrap's options' and the sources. */
 static int *
 keep_list(const struct bwrap_opts *o, const struct sandbox_view *v,
     size_t *ret_n)
@@ -195,11 +302,14 @@ keep_list(const struct bwrap_opts *o, const struct sandbox_view *v,
 	size_t i, n = 0;
 	int *keep;
 
-	if ((keep = calloc(v->v_nops + 3, sizeof(*keep))) == NULL)
+	if ((keep = calloc(v->v_nops + 3 + SANDBOX_ETC_FILES,
+	    sizeof(*keep))) == NULL)
 		return NULL;
 	keep[n++] = o->bo_seccomp_fd;
 	keep[n++] = o->bo_status_fd;
 	keep[n++] = o->bo_args_fd;
+	for (i = 0; i < SANDBOX_ETC_FILES; i++)
+		keep[n++] = o->bo_etc_fds[i];
 	for (i = 0; i < v->v_nops; i++)
 		if (o->bo_bind_fds[i] != -1)
 			keep[n++] = o->bo_bind_fds[i];
@@ -233,7 +343,7 @@ bwrap_run(const struct backend_settings *bs, struct sandbox_call *call,
     struct exec_outcome *ret, struct bx_error *err)
 {
 	const struct sandbox_view *v = call->sc_view;
-	struct bwrap_opts o = { bs->bs_program, -1, -1, -1, NULL };
+	struct bwrap_opts o;
 	struct bwrap_watch w = { 0, call->sc_cgroup };
 	struct exec_hooks hooks = { kill_sandbox, &w };
 	struct argv opts, a;
@@ -241,7 +351,13 @@ bwrap_run(const struct backend_settings *bs, struct sandbox_call *call,
 	struct exec_child c;
 	int status[2] = { -1, -1 }, *fds, *keep = NULL;
 	int rc = -1;
+	size_t i;
 
+	o.bo_program = bs->bs_program;
+	o.bo_seccomp_fd = o.bo_status_fd = o.bo_args_fd = -1;
+	o.bo_bind_fds = NULL;
+	for (i = 0; i < SANDBOX_ETC_FILES; i++)
+		o.bo_etc_fds[i] = -1;
 	memset(&opts, 0, sizeof(opts));
 	memset(&a, 0, sizeof(a));
 	if ((fds = calloc(v->v_nops, sizeof(*fds))) == NULL) {
@@ -256,14 +372,7 @@ bwrap_run(const struct backend_settings *bs, struct sandbox_call *call,
 		goto out;
 	}
 	o.bo_status_fd = status[1];
-	o.bo_seccomp_fd = memfd_create("bwrap-seccomp", MFD_CLOEXEC);
-	o.bo_args_fd = memfd_create("bwrap-args", MFD_CLOEXEC);
-	if (o.bo_seccomp_fd == -1 || o.bo_args_fd == -1) {
-		bx_fail(err, "bwrap: memfd_create: %s", strerror(errno));
-		goto out;
-	}
-	if (fill(o.bo_seccomp_fd, bs->bs_seccomp, bs->bs_seccomp_len,
-	    err) == -1 ||
+	if (open_memory_files(&o, bs, v, err) == -1 ||
 	    bwrap_argv(&o, v, &opts, &a, err) == -1 ||
 	    fill_args(o.bo_args_fd, &opts, err) == -1)
 		goto out;
@@ -296,10 +405,7 @@ out:
 		close(status[0]);
 	if (status[1] != -1)
 		close(status[1]);
-	if (o.bo_seccomp_fd != -1)
-		close(o.bo_seccomp_fd);
-	if (o.bo_args_fd != -1)
-		close(o.bo_args_fd);
+	close_memory_files(&o);
 	close_sources(v, fds);
 	free(keep);
 	argv_clear(&opts);

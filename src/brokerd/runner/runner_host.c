@@ -205,8 +205,8 @@ set_user(struct runner_sandbox *rs, struct bx_error *err)
 {
 	struct passwd *pw;
 
-	rs->rs_uid = (unsigned)geteuid();
-	rs->rs_gid = (unsigned)getegid();
+	rs->rs_host.sh_uid = (unsigned)geteuid();
+	rs->rs_host.sh_gid = (unsigned)getegid();
 	if (rs->rs_cfg.cr_user == NULL)
 		return 0;
 	if (rs->rs_cfg.cr_kind != RUNNER_PODMAN)
@@ -216,10 +216,10 @@ set_user(struct runner_sandbox *rs, struct bx_error *err)
 	if ((pw = getpwnam(rs->rs_cfg.cr_user)) == NULL)
 		return bx_fail(err, "runner: runner.user \"%s\" is no user "
 		    "of this host", rs->rs_cfg.cr_user);
-	rs->rs_uid = (unsigned)pw->pw_uid;
-	rs->rs_gid = (unsigned)pw->pw_gid;
-	snprintf(rs->rs_user, sizeof(rs->rs_user), "%u:%u", rs->rs_uid,
-	    rs->rs_gid);
+	rs->rs_host.sh_uid = (unsigned)pw->pw_uid;
+	rs->rs_host.sh_gid = (unsigned)pw->pw_gid;
+	snprintf(rs->rs_user, sizeof(rs->rs_user), "%u:%u", rs->rs_host.sh_uid,
+	    rs->rs_host.sh_gid);
 	rs->rs_backend.bs_user = rs->rs_user;
 	return 0;
 }

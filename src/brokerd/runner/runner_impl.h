@@ -63,6 +63,8 @@ struct bwrap_opts {
 	 * that what bwrap mounts is what brokerd checked; NULL: by path.
 	 */
 	const int	*bo_bind_fds;
+	/* The generated /etc's files (sandbox_etc), in memory files. */
+	int		 bo_etc_fds[SANDBOX_ETC_FILES];
 };
 
 /* The name of call seq's container: boxmaker-<home id>-<seq>. */
@@ -125,7 +127,6 @@ struct runner_sandbox {
 	char			 rs_runner_dir[PATH_MAX];
 	char			 rs_usr[PATH_MAX];
 	char			 rs_user[32];
-	unsigned		 rs_uid, rs_gid;
 	char			*rs_protected[SANDBOX_MAX_PROTECTED];
 	char			*rs_entries[SANDBOX_MAX_ROOT_ENTRIES];
 	void			*rs_seccomp;

@@ -52,6 +52,7 @@ add_op(struct argv *a, const struct sandbox_view *v,
 {
 	switch (op->o_kind) {
 	case SB_BIND:
+	case SB_ETC:
 		argv_add(a, "-v");
 		argv_add(a, "%s:%s:%s", op->o_src, op->o_dst,
 		    op->o_writable ? "rw" : "ro");

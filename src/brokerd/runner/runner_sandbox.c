@@ -69,6 +69,7 @@ runner_sandbox_new(const struct runner_sandbox_config *c,
 	h->sh_bxtool = rs->rs_bxtool;
 	h->sh_tmp_bytes = rs->rs_cfg.cr_memory_mb * 1024 * 1024;
 	h->sh_output_bytes = (size_t)rs->rs_cfg.cr_output_bytes;
+	h->sh_nlinks = sandbox_usr_links(rs->rs_usr, h->sh_links);
 	rs->rs_backend.bs_program = rs->rs_program;
 	rs->rs_backend.bs_podman_runtime = rs->rs_cfg.cr_podman_runtime;
 	rs->rs_backend.bs_home_id = rs->rs_home_id;
@@ -222,7 +223,8 @@ run_view(struct runner_sandbox *rs, const struct sandbox_view *v,
 	lim.el_stdin_len = v->v_stdin_len;
 	call.sc_view = v;
 	call.sc_limits = &lim;
-	if (sandbox_dir_prepare(v, rs->rs_uid, rs->rs_gid, &why) == -1)
+	if (sandbox_dir_prepare(v, rs->rs_cfg.cr_kind == RUNNER_PODMAN,
+	    &why) == -1)
 		return unavailable(ret, why.msg, err);
 	if (cgroup_call_new(rs->rs_cgroups, v->v_seq,
 	    rs->rs_cfg.cr_memory_mb * 1024 * 1024, rs->rs_cfg.cr_pids,

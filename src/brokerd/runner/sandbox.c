@@ -78,7 +78,7 @@ add_fixed(struct builder *b)
 
 	snprintf(etc, sizeof(etc), "%s/etc", b->b_view->v_calldir);
 	if (add(b, SB_BIND, false, b->b_host->sh_usr, "/usr") == -1 ||
-	    add(b, SB_BIND, false, etc, "/etc") == -1 ||
+	    add(b, SB_ETC, false, etc, "/etc") == -1 ||
 	    add(b, SB_TMPFS, true, NULL, "/tmp") == -1 ||
 	    add(b, SB_TMPFS, true, NULL, "/run") == -1 ||
 	    add(b, SB_TMPFS, true, NULL, "/var/tmp") == -1 ||
@@ -312,7 +312,7 @@ arrange(struct builder *b)
 	for (i = 0; i < v->v_nops; i++)
 		v->v_ops[i].o_order = i;
 	n = covers_last(v);
-	/* The call's own generated /etc lies in the home: not a grant's. */
+	/* The call's own directory (the proxy's) lies in the home. */
 	for (i = 0; i < n; i++)
 		if (v->v_ops[i].o_kind == SB_BIND &&
 		    !under(v->v_calldir, v->v_ops[i].o_src) &&
@@ -343,6 +343,10 @@ view_new(struct builder *b, const struct sandbox_host *h, uint64_t seq,
 	}
 	v->v_seq = seq;
 	v->v_tmp_bytes = h->sh_tmp_bytes;
+	v->v_links = h->sh_links;
+	v->v_nlinks = h->sh_nlinks;
+	v->v_uid = h->sh_uid;
+	v->v_gid = h->sh_gid;
 	b->b_view = v;
 	b->b_host = h;
 	b->b_err = err;

@@ -3,15 +3,19 @@
  * rendered by each runtime into its own argv (runner_podman.c,
  * runner_bwrap.c), so both runtimes show a tool the same filesystem:
  *
- *	/		the per-call skeleton <calldir>/root, read-only
+ *	/		the skeleton (sandbox_root.c), read-only: under
+ *			podman the per-call <calldir>/root, under bwrap
+ *			bwrap's own tmpfs
  *	/usr		the host's /usr (or [runner] root's usr/), read-only;
  *			/bin, /lib, /lib64, /sbin are links into it
- *	/etc		<calldir>/etc, generated, read-only, with the host's
- *			/etc/ssl/certs and /etc/alternatives read-only in it
+ *	/etc		generated (sandbox_root.c), read-only, with the host's
+ *			/etc/ssl/certs and /etc/alternatives read-only in it:
+ *			under podman <calldir>/etc, under bwrap in its tmpfs
  *	/tmp, /run, /var/tmp	private tmpfs, size-limited
  *	/proc, /dev	the sandbox's own
  *	the spec's mounts	the host path at the same path
  *	Boxmaker's own paths	covered by an empty read-only directory
+ *			(podman: <calldir>/cover; bwrap: a read-only tmpfs)
  *	/.boxmaker/bxtool	the helper, read-only, last of all
  *	/.boxmaker/egress	http_fetch only: <calldir>/egress, read-only,
  *			holding the egress proxy's socket and the CA bundle
@@ -58,12 +62,18 @@
 #define SANDBOX_MAX_PROTECTED	8
 /* Top-level entries of the host's "/" a grant of "/" mounts. */
 #define SANDBOX_MAX_ROOT_ENTRIES 64
+/* Links of the skeleton into /usr: bin, lib, lib64, sbin. */
+#define SANDBOX_MAX_LINKS	4
+/* Files of the generated /etc, and the longest one's text. */
+#define SANDBOX_ETC_FILES	6
+#define SANDBOX_ETC_TEXT	512
 /* Operations of one view: the fixed ones, mounts, their covers. */
 #define SANDBOX_MAX_OPS		(16 + 3 * (RUNNER_MAX_MOUNTS + \
 				    SANDBOX_MAX_ROOT_ENTRIES))
 
 enum sandbox_op_kind {
 	SB_BIND,	/* src at dst, read-only unless o_writable */
+	SB_ETC,		/* the generated /etc; o_src <calldir>/etc */
 	SB_TMPFS,	/* a private tmpfs of v_tmp_bytes */
 	SB_PROC,
 	SB_DEV,
@@ -94,6 +104,11 @@ struct sandbox_host {
 	/* A mount's source with symlinks resolved (malloc'd), or NULL. */
 	char		*(*sh_resolve)(const char *path);
 	int64_t		 sh_tmp_bytes;		/* each tmpfs */
+	/* The skeleton's links into /usr (sandbox_usr_links). */
+	const char	*sh_links[SANDBOX_MAX_LINKS];
+	size_t		 sh_nlinks;
+	/* The tool's user and group, named in the generated /etc. */
+	unsigned	 sh_uid, sh_gid;
 	size_t		 sh_output_bytes;	/* bxtool read --max */
 };
 
@@ -109,6 +124,9 @@ struct sandbox_view {
 	const char		*v_stdin;	/* write_file's content, or NULL */
 	size_t			 v_stdin_len;
 	int64_t			 v_tmp_bytes;
+	const char *const	*v_links;	/* the host's sh_links */
+	size_t			 v_nlinks;
+	unsigned		 v_uid, v_gid;
 };
 
 /* Builds the view of spec for call seq; touches nothing on disk. */
@@ -126,13 +144,31 @@ int	sandbox_argv(struct sandbox_view *, const struct sandbox_host *,
 int	sandbox_argv_copy(struct sandbox_view *, const char *const *argv,
 	    size_t n, struct bx_error *err);
 
+/* One file of the generated /etc, named by sandbox_etc_names. */
+struct sandbox_etc_file {
+	char		 ef_text[SANDBOX_ETC_TEXT];
+	size_t		 ef_len;
+};
+
+/* The skeleton's directories, relative, parents first; NULL-terminated. */
+extern const char *const sandbox_skeleton_dirs[];
+/* The generated /etc's files, by name under /etc. */
+extern const char *const sandbox_etc_names[SANDBOX_ETC_FILES];
+/* Which links of the skeleton the host directory usr holds targets for. */
+size_t	sandbox_usr_links(const char *usr,
+	    const char *ret[SANDBOX_MAX_LINKS]);
+/* The generated /etc's files; passwd and group name the view's user. */
+void	sandbox_etc(const struct sandbox_view *,
+	    struct sandbox_etc_file files[SANDBOX_ETC_FILES]);
+
 /*
- * Makes <calldir> (root/, etc/, cover/) with every mount point the view
- * needs in the skeleton or the generated /etc; passwd and group name uid
- * and gid, the tool's user. Removes what it made when it fails.
+ * Makes <calldir>. With root_on_disk (podman's --rootfs) also root/,
+ * etc/ and cover/ in it, with every mount point the view needs in the
+ * skeleton or the generated /etc; bwrap makes all that in its own tmpfs.
+ * Removes what it made when it fails.
  */
-int	sandbox_dir_prepare(const struct sandbox_view *, unsigned uid,
-	    unsigned gid, struct bx_error *err);
+int	sandbox_dir_prepare(const struct sandbox_view *, bool root_on_disk,
+	    struct bx_error *err);
 /* Removes <calldir> and all below it, never following a link. */
 int	sandbox_dir_remove(const char *calldir, struct bx_error *err);
 /* Removes every per-call directory under runner_dir (startup sweep). */

@@ -1,9 +1,11 @@
 /*
- * sandbox_dir.c: a call's directory on the host, <home>/broker/runner/<seq>:
- * the read-only skeleton that is the sandbox's "/", its generated /etc, and
- * the empty directory that covers Boxmaker's own paths. Every mount point
- * the view needs is made here, before the runtime starts, because both
- * runtimes bind read-only directories in which they cannot make one.
+ * sandbox_dir.c: a call's directory on the host, <home>/broker/runner/<seq>.
+ * For podman it holds the read-only skeleton that is the sandbox's "/"
+ * (sandbox_root.c), its generated /etc, and the empty directory that
+ * covers Boxmaker's own paths. Every mount point the view needs is made
+ * here, before podman starts, because it binds read-only directories in
+ * which it cannot make one. bwrap builds all that in its own tmpfs, and
+ * its call directory is empty unless http_fetch's proxy uses it.
  * Removal walks depth first without following links: a link a runtime
  * made (podman's etc/mtab) is removed, never followed.
  */
@@ -21,14 +23,6 @@
 #include "brokerd/runner/sandbox.h"
 #include "proto/writefile.h"
 
-/* Directories of the skeleton; links into /usr beside them. */
-static const char *const skeleton_dirs[] = {
-	"usr", "etc", "tmp", "proc", "dev", "sys", "run", "var", "var/tmp",
-	".boxmaker", NULL,
-};
-static const char *const skeleton_links[] = {
-	"bin", "lib", "lib64", "sbin", NULL,
-};
 /* Descriptors the removal walk holds at once. */
 #define SANDBOX_DIR_FDS		16
 
@@ -66,8 +60,8 @@ mkdirs(const char *base, const char *rel, bool last_is_file,
 }
 
 static int
-write_file(const char *dir, const char *name, const char *text,
-    struct bx_error *err)
+write_file(const char *dir, const char *name,
+    const struct sandbox_etc_file *file, struct bx_error *err)
 {
 	char path[8192];
 	int fd, rc;
@@ -78,7 +72,7 @@ write_file(const char *dir, const char *name, const char *text,
 	if (fd == -1)
 		return bx_fail(err, "sandbox: create %s: %s", path,
 		    strerror(errno));
-	rc = bx_write_all(fd, text, strlen(text));
+	rc = bx_write_all(fd, file->ef_text, file->ef_len);
 	if (rc == -1)
 		bx_fail(err, "sandbox: write %s: %s", path, strerror(errno));
 	close(fd);
@@ -86,58 +80,43 @@ write_file(const char *dir, const char *name, const char *text,
 }
 
 static int
-make_etc(const char *calldir, unsigned uid, unsigned gid,
-    struct bx_error *err)
+make_etc(const struct sandbox_view *v, struct bx_error *err)
 {
-	char etc[8192], passwd[512], group[256], tool[128] = "", tgroup[64] = "";
+	struct sandbox_etc_file files[SANDBOX_ETC_FILES];
+	char etc[8192];
+	size_t i;
 
-	snprintf(etc, sizeof(etc), "%s/etc", calldir);
-	if (uid != 0 && uid != 65534)
-		snprintf(tool, sizeof(tool), "tool:x:%u:%u:boxmaker tool:/tmp:"
-		    "/bin/sh\n", uid, gid);
-	if (gid != 0 && gid != 65534)
-		snprintf(tgroup, sizeof(tgroup), "tool:x:%u:\n", gid);
-	snprintf(passwd, sizeof(passwd), "root:x:0:0:root:/tmp:/bin/sh\n%s"
-	    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-	    tool);
-	snprintf(group, sizeof(group), "root:x:0:\n%snogroup:x:65534:\n",
-	    tgroup);
+	snprintf(etc, sizeof(etc), "%s/etc", v->v_calldir);
 	if (mkdir(etc, 0755) == -1)
 		return bx_fail(err, "sandbox: mkdir %s: %s", etc,
 		    strerror(errno));
-	if (write_file(etc, "passwd", passwd, err) == -1 ||
-	    write_file(etc, "group", group, err) == -1 ||
-	    write_file(etc, "hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost\n",
-	    err) == -1 ||
-	    write_file(etc, "nsswitch.conf", "passwd: files\ngroup: files\n"
-	    "hosts: files\n", err) == -1 ||
-	    write_file(etc, "resolv.conf", "", err) == -1 ||
-	    write_file(etc, "hostname", SANDBOX_HOSTNAME "\n", err) == -1)
-		return -1;
+	sandbox_etc(v, files);
+	for (i = 0; i < SANDBOX_ETC_FILES; i++)
+		if (write_file(etc, sandbox_etc_names[i], &files[i],
+		    err) == -1)
+			return -1;
 	return 0;
 }
 
 static int
-make_skeleton(const char *root, const char *usr, struct bx_error *err)
+make_skeleton(const struct sandbox_view *v, struct bx_error *err)
 {
-	char target[64], src[8192];
+	char target[64], link[8192];
 	size_t i;
 
-	if (mkdir(root, 0755) == -1)
-		return bx_fail(err, "sandbox: mkdir %s: %s", root,
+	if (mkdir(v->v_rootfs, 0755) == -1)
+		return bx_fail(err, "sandbox: mkdir %s: %s", v->v_rootfs,
 		    strerror(errno));
-	for (i = 0; skeleton_dirs[i] != NULL; i++)
-		if (mkdirs(root, skeleton_dirs[i], false, err) == -1)
+	for (i = 0; sandbox_skeleton_dirs[i] != NULL; i++)
+		if (mkdirs(v->v_rootfs, sandbox_skeleton_dirs[i], false,
+		    err) == -1)
 			return -1;
-	for (i = 0; skeleton_links[i] != NULL; i++) {
-		/* Only the links whose target the sandbox's /usr holds. */
-		snprintf(src, sizeof(src), "%s/%s", usr, skeleton_links[i]);
-		if (access(src, F_OK) == -1)
-			continue;
-		snprintf(target, sizeof(target), "usr/%s", skeleton_links[i]);
-		snprintf(src, sizeof(src), "%s/%s", root, skeleton_links[i]);
-		if (symlink(target, src) == -1)
-			return bx_fail(err, "sandbox: symlink %s: %s", src,
+	for (i = 0; i < v->v_nlinks; i++) {
+		snprintf(target, sizeof(target), "usr/%s", v->v_links[i]);
+		snprintf(link, sizeof(link), "%s/%s", v->v_rootfs,
+		    v->v_links[i]);
+		if (symlink(target, link) == -1)
+			return bx_fail(err, "sandbox: symlink %s: %s", link,
 			    strerror(errno));
 	}
 	return 0;
@@ -179,26 +158,13 @@ make_mount_point(const struct sandbox_view *v, size_t i,
 	snprintf(etc, sizeof(etc), "%s/etc", v->v_calldir);
 	if (parent == NULL)
 		return mkdirs(v->v_rootfs, op->o_dst + 1, file, err);
-	if (parent->o_kind == SB_BIND && strcmp(parent->o_src, etc) == 0)
+	if (parent->o_kind == SB_ETC)
 		return mkdirs(etc, op->o_dst + strlen("/etc/"), file, err);
 	return 0;
 }
 
-/* The host directory the sandbox's /usr is. */
-static const char *
-usr_source(const struct sandbox_view *v)
-{
-	size_t i;
-
-	for (i = 0; i < v->v_nops; i++)
-		if (v->v_ops[i].o_kind == SB_BIND &&
-		    strcmp(v->v_ops[i].o_dst, "/usr") == 0)
-			return v->v_ops[i].o_src;
-	return "/usr";
-}
-
 int
-sandbox_dir_prepare(const struct sandbox_view *v, unsigned uid, unsigned gid,
+sandbox_dir_prepare(const struct sandbox_view *v, bool root_on_disk,
     struct bx_error *err)
 {
 	char cover[8192];
@@ -209,13 +175,14 @@ sandbox_dir_prepare(const struct sandbox_view *v, unsigned uid, unsigned gid,
 	if (mkdir(v->v_calldir, 0755) == -1)
 		return bx_fail(err, "sandbox: mkdir %s: %s", v->v_calldir,
 		    strerror(errno));
+	if (!root_on_disk)
+		return 0;
 	snprintf(cover, sizeof(cover), "%s/cover", v->v_calldir);
 	if (mkdir(cover, 0555) == -1) {
 		bx_fail(err, "sandbox: mkdir %s: %s", cover, strerror(errno));
 		goto fail;
 	}
-	if (make_skeleton(v->v_rootfs, usr_source(v), err) == -1 ||
-	    make_etc(v->v_calldir, uid, gid, err) == -1)
+	if (make_skeleton(v, err) == -1 || make_etc(v, err) == -1)
 		goto fail;
 	for (i = 0; i < v->v_nops; i++)
 		if (make_mount_point(v, i, err) == -1)
