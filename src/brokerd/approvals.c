@@ -35,15 +35,11 @@ struct approvals *
 approvals_new(void)
 {
 	struct approvals *t;
-	pthread_condattr_t attr;
 
 	if ((t = calloc(1, sizeof(*t))) == NULL)
 		return NULL;
 	pthread_mutex_init(&t->t_lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&t->t_changed, &attr);
-	pthread_condattr_destroy(&attr);
+	bx_clock_cond_init(&t->t_changed);
 	return t;
 }
 

@@ -60,8 +60,8 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 	s->s_listen[0] = s->s_listen[1] = s->s_wake[0] = s->s_wake[1] = -1;
 	pthread_mutex_init(&s->s_lock, NULL);
 	pthread_cond_init(&s->s_ended, NULL);
-	pthread_cond_init(&s->s_tick, NULL);
-	pthread_cond_init(&s->s_work, NULL);
+	bx_clock_cond_init(&s->s_tick);
+	bx_clock_cond_init(&s->s_work);
 	s->s_ready_tail = &s->s_ready;
 	s->s_waiting = calloc(s->s_cfg.max_connections, sizeof(*s->s_waiting));
 	s->s_pfds = calloc(s->s_cfg.max_connections + SLOT_CONNS,
@@ -255,7 +255,7 @@ worker_run(void *arg)
 		}
 		if (s->s_stopping || rc == ETIMEDOUT)
 			break;
-		bx_clock_after(CLOCK_REALTIME, s->s_cfg.worker_idle_ms,
+		bx_clock_after(CLOCK_MONOTONIC, s->s_cfg.worker_idle_ms,
 		    &until);
 		s->s_idle++;
 		rc = pthread_cond_timedwait(&s->s_work, &s->s_lock, &until);
@@ -333,7 +333,7 @@ expiry_run(void *arg)
 
 	pthread_mutex_lock(&s->s_lock);
 	while (!s->s_stopping) {
-		bx_clock_after(CLOCK_REALTIME, SERVE_EXPIRY_MS, &until);
+		bx_clock_after(CLOCK_MONOTONIC, SERVE_EXPIRY_MS, &until);
 		pthread_cond_timedwait(&s->s_tick, &s->s_lock, &until);
 		pthread_mutex_unlock(&s->s_lock);
 		approvals_expire(broker_config(b)->approvals, broker_now(b));

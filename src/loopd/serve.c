@@ -185,7 +185,7 @@ drain(struct server *s)
 {
 	struct timespec ts;
 
-	bx_clock_after(CLOCK_REALTIME, LOOP_SERVE_STOP_GRACE_MS, &ts);
+	bx_clock_after(CLOCK_MONOTONIC, LOOP_SERVE_STOP_GRACE_MS, &ts);
 	pthread_mutex_lock(&s->s_lock);
 	while (s->s_threads > 0)
 		if (pthread_cond_timedwait(&s->s_done, &s->s_lock, &ts) != 0)
@@ -210,7 +210,7 @@ loop_serve_run(int fd, const char *path, const struct bx_unix_file *made,
 	}
 	s->s_env = env;
 	pthread_mutex_init(&s->s_lock, NULL);
-	pthread_cond_init(&s->s_done, NULL);
+	bx_clock_cond_init(&s->s_done);
 	while (!atomic_load(stop)) {
 		if (ppoll(&pfd, 1, &tick, wait_mask) <= 0)
 			continue;

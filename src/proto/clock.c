@@ -52,3 +52,14 @@ bx_clock_sleep_ms(int64_t ms)
 	    NULL) == EINTR)
 		continue;
 }
+
+void
+bx_clock_cond_init(pthread_cond_t *cv)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(cv, &attr);
+	pthread_condattr_destroy(&attr);
+}

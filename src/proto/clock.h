@@ -9,6 +9,7 @@
 #ifndef BX_CLOCK_H
 #define BX_CLOCK_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -24,6 +25,13 @@ int64_t	bx_clock_mono_ms(void);
  * second.
  */
 void	bx_clock_after(clockid_t clock, int64_t ms, struct timespec *ret);
+
+/*
+ * Initializes cv so that its timed waits take a CLOCK_MONOTONIC time
+ * (bx_clock_after(CLOCK_MONOTONIC, ...)): a wall clock set back does not
+ * stretch a wait. The caller destroys it with pthread_cond_destroy.
+ */
+void	bx_clock_cond_init(pthread_cond_t *cv);
 
 /*
  * Sleeps ms milliseconds on the monotonic clock, the whole of it: a signal

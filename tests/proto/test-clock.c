@@ -1,8 +1,11 @@
 /*
  * test-clock.c: the wall and monotonic milliseconds of src/proto/clock.h
- * and the absolute times handed to pthread_cond_timedwait. Bounds are
+ * and the absolute times handed to pthread_cond_timedwait, and the
+ * condition variables that take them on the monotonic clock. Bounds are
  * generous: they check units and clocks, not speed.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,6 +65,34 @@ test_after_is_normalised_and_ahead(void **state)
 		}
 }
 
+/*
+ * A condition variable of bx_clock_cond_init waits until a monotonic
+ * time: one on the wall clock would take that time (seconds since boot)
+ * as long past and return at once.
+ */
+static void
+test_cond_waits_on_the_monotonic_clock(void **state)
+{
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cv;
+	struct timespec until;
+	int64_t start;
+	int rc;
+
+	(void)state;
+	bx_clock_cond_init(&cv);
+	pthread_mutex_lock(&lock);
+	start = bx_clock_mono_ms();
+	bx_clock_after(CLOCK_MONOTONIC, 200, &until);
+	do
+		rc = pthread_cond_timedwait(&cv, &lock, &until);
+	while (rc == 0);	/* a spurious wake-up */
+	assert_int_equal(rc, ETIMEDOUT);
+	assert_true(bx_clock_mono_ms() - start >= 199);
+	pthread_mutex_unlock(&lock);
+	pthread_cond_destroy(&cv);
+}
+
 int
 main(void)
 {
@@ -70,6 +101,7 @@ main(void)
 		cmocka_unit_test(
 		    test_mono_is_the_monotonic_clock_and_never_goes_back),
 		cmocka_unit_test(test_after_is_normalised_and_ahead),
+		cmocka_unit_test(test_cond_waits_on_the_monotonic_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,13 +17,8 @@
 void
 slots_init(struct runner_slots *s, int64_t max)
 {
-	pthread_condattr_t attr;
-
 	pthread_mutex_init(&s->sl_lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->sl_changed, &attr);
-	pthread_condattr_destroy(&attr);
+	bx_clock_cond_init(&s->sl_changed);
 	s->sl_max = max;
 	s->sl_running = 0;
 	s->sl_waiting = 0;
