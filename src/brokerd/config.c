@@ -85,13 +85,13 @@ apply_defaults(const char *name, struct config *c, const char *default_home,
 		return bx_error_prefix(err, "%s: [paths] home is not set", name);
 	if (c->c_ttl_ms == 0)
 		c->c_ttl_ms = CONFIG_DEFAULT_TTL_MS;
-	if (default_under(&c->c_grants, c->c_home, "/grants", "paths.grants",
+	if (default_under(&c->c_grants, c->c_home, "/" BX_HOME_GRANTS, "paths.grants",
 	    bx_path_check, err) == -1 ||
 	    default_under(&c->c_broker_socket, c->c_home,
-	    "/run/loop-broker/broker.sock", "sockets.broker",
+	    "/" BX_HOME_BROKER_SOCKET, "sockets.broker",
 	    bx_socket_path_check, err) == -1 ||
 	    default_under(&c->c_admin_socket, c->c_home,
-	    "/run/owner-broker/admin.sock", "sockets.admin",
+	    "/" BX_HOME_ADMIN_SOCKET, "sockets.admin",
 	    bx_socket_path_check, err) == -1)
 		return bx_error_prefix(err, "%s", name);
 	return 0;

@@ -14,7 +14,7 @@ static const char approvals_help[] =
     "Lists the tool calls brokerd holds for the owner's answer.\n"
     "\n"
     "  --admin-socket PATH  brokerd's admin socket (default\n"
-    "                       <home>/run/owner-broker/admin.sock)\n"
+    "                       <home>/" BX_HOME_ADMIN_SOCKET ")\n"
     "  --help               this text\n";
 
 /* Asks brokerd for the list and prints it; the exit status. */

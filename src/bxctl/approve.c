@@ -18,14 +18,14 @@ static const char approve_help[] =
     "and the session as they are now, and prints whether the call runs.\n"
     "\n"
     "  --admin-socket PATH  brokerd's admin socket (default\n"
-    "                       <home>/run/owner-broker/admin.sock)\n"
+    "                       <home>/" BX_HOME_ADMIN_SOCKET ")\n"
     "  --help               this text\n";
 
 static const char refuse_help[] =
     "Refuses pending approval ID: the call is denied (approval_refused).\n"
     "\n"
     "  --admin-socket PATH  brokerd's admin socket (default\n"
-    "                       <home>/run/owner-broker/admin.sock)\n"
+    "                       <home>/" BX_HOME_ADMIN_SOCKET ")\n"
     "  --reason TEXT        why, kept in the audit log\n"
     "  --help               this text\n";
 
@@ -83,7 +83,7 @@ parse(const struct cli_command *cmd, int argc, char **argv, int refuse,
 	    CLI_OK)
 		r = options_approval_id(cmd, argv[optind], ret_id);
 	if (r == CLI_OK)
-		r = options_socket(cmd, socket, SOCK_ADMIN_REL, path);
+		r = options_socket(cmd, socket, BX_HOME_ADMIN_SOCKET, path);
 	if (r != CLI_OK) {
 		*ret_status = r;
 		return -1;

@@ -34,10 +34,10 @@ static const char chat_help[] =
     "  --json               print each turn event as one JSON line;\n"
     "                       approvals are not asked for\n"
     "  --loop-socket PATH   loopd's socket (default\n"
-    "                       <home>/run/owner-loop/loop.sock)\n"
+    "                       <home>/" BX_HOME_LOOP_SOCKET ")\n"
     "  --admin-socket PATH  brokerd's admin socket, to show and answer\n"
     "                       approvals (default\n"
-    "                       <home>/run/owner-broker/admin.sock)\n"
+    "                       <home>/" BX_HOME_ADMIN_SOCKET ")\n"
     "  --help               this text\n";
 
 /* Whether text can be sent: UTF-8, at most CHAT_TEXT_MAX bytes. */
@@ -125,10 +125,10 @@ check_args(const struct cli_command *cmd, int argc, char **argv,
 		return r;
 	if (a->session != NULL && bx_session_id_check(a->session, &err) == -1)
 		return cli_usage_error(cmd, "--session: %s", err.msg);
-	if ((r = options_socket(cmd, loop, SOCK_LOOP_REL, a->loop_path)) !=
+	if ((r = options_socket(cmd, loop, BX_HOME_LOOP_SOCKET, a->loop_path)) !=
 	    CLI_OK)
 		return r;
-	if ((r = options_socket(cmd, admin, SOCK_ADMIN_REL, a->admin_path)) !=
+	if ((r = options_socket(cmd, admin, BX_HOME_ADMIN_SOCKET, a->admin_path)) !=
 	    CLI_OK)
 		return r;
 	if (a->say != NULL && a->say[0] == '\0')

@@ -39,7 +39,7 @@ static const char explain_help[] =
     "                       at taint private and trusted)\n"
     "  --json               the answer as one JSON object\n"
     "  --admin-socket PATH  brokerd's admin socket (default\n"
-    "                       <home>/run/owner-broker/admin.sock)\n"
+    "                       <home>/" BX_HOME_ADMIN_SOCKET ")\n"
     "  --help               this text\n";
 
 /* "label: text", text escaped. */
@@ -228,7 +228,7 @@ cmd_explain(const struct cli_command *cmd, int argc, char **argv)
 			return cli_option_error(cmd, ch, argv);
 	}
 	if ((r = check(cmd, argc, argv, session)) != CLI_OK ||
-	    (r = options_socket(cmd, socket, SOCK_ADMIN_REL, path)) != CLI_OK)
+	    (r = options_socket(cmd, socket, BX_HOME_ADMIN_SOCKET, path)) != CLI_OK)
 		return r;
 	return ask(path, session, argv[optind], argv[optind + 1], as_json);
 }

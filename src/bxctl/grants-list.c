@@ -33,7 +33,7 @@ static const char grants_list_help[] =
     "\n"
     "  --json               one JSON object per grant and per problem\n"
     "  --admin-socket PATH  brokerd's admin socket (default\n"
-    "                       <home>/run/owner-broker/admin.sock)\n"
+    "                       <home>/" BX_HOME_ADMIN_SOCKET ")\n"
     "  --help               this text\n";
 
 enum { C_ID, C_TOOL, C_MODE, C_MAX, C_RESULT, C_UNTRUSTED, C_EXPIRES,

@@ -17,7 +17,7 @@ static const char grants_help[] =
     "Exit status 1 if there are problems.\n"
     "\n"
     "  --admin-socket PATH  brokerd's admin socket (default\n"
-    "                       <home>/run/owner-broker/admin.sock)\n"
+    "                       <home>/" BX_HOME_ADMIN_SOCKET ")\n"
     "  --help               this text\n";
 
 /* Asks brokerd for the report and prints it; the exit status. */

@@ -9,6 +9,7 @@
 
 #include "bxctl/init.h"
 #include "proto/clock.h"
+#include "proto/defaults.h"
 #include "proto/path.h"
 #include "proto/types.h"
 #include "proto/utf8.h"
@@ -110,15 +111,15 @@ paths_make(const char *home, struct paths *p, struct bx_error *err)
 	char grants[BX_PATH_MAX + 16];
 
 	memset(p, 0, sizeof(*p));
-	snprintf(grants, sizeof(grants), "%s/grants", strcmp(home, "/") == 0 ?
-	    "" : home);
+	snprintf(grants, sizeof(grants), "%s/" BX_HOME_GRANTS,
+	    strcmp(home, "/") == 0 ? "" : home);
 	if ((p->p_home = quote(home, err)) == NULL ||
 	    (p->p_grants = quote(grants, err)) == NULL ||
-	    (p->p_broker = socket_under(home, "/run/loop-broker/broker.sock",
+	    (p->p_broker = socket_under(home, "/" BX_HOME_BROKER_SOCKET,
 	    err)) == NULL ||
-	    (p->p_admin = socket_under(home, "/run/owner-broker/admin.sock",
+	    (p->p_admin = socket_under(home, "/" BX_HOME_ADMIN_SOCKET,
 	    err)) == NULL ||
-	    (p->p_loop = socket_under(home, "/run/owner-loop/loop.sock",
+	    (p->p_loop = socket_under(home, "/" BX_HOME_LOOP_SOCKET,
 	    err)) == NULL) {
 		paths_clear(p);
 		return -1;

@@ -88,7 +88,7 @@ ask_pending(struct log_show *s, const char *home)
 	size_t i;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", home,
-	    SOCK_ADMIN_REL) >= sizeof(path) ||
+	    BX_HOME_ADMIN_SOCKET) >= sizeof(path) ||
 	    (req = bx_msg_new(BX_MSG_APPROVALS)) == NULL)
 		return;
 	if (admin_call(path, req, BX_MSG_APPROVAL_LIST, &list, &err) == 0) {

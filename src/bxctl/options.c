@@ -86,7 +86,7 @@ admin_options(const struct cli_command *cmd, int argc, char **argv,
 	}
 	if ((*ret_status = options_operands(cmd, argc, argv, 0, "")) != CLI_OK)
 		return -1;
-	*ret_status = options_socket(cmd, socket, SOCK_ADMIN_REL, buf);
+	*ret_status = options_socket(cmd, socket, BX_HOME_ADMIN_SOCKET, buf);
 	return *ret_status == CLI_OK ? 0 : -1;
 }
 

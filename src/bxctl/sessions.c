@@ -25,7 +25,7 @@ static const char sessions_help[] =
     "\n"
     "  --json               one JSON object per session\n"
     "  --admin-socket PATH  brokerd's admin socket (default\n"
-    "                       <home>/run/owner-broker/admin.sock)\n"
+    "                       <home>/" BX_HOME_ADMIN_SOCKET ")\n"
     "  --help               this text\n";
 
 enum { C_SESSION, C_TAINT, C_UNTRUSTED, C_CALLS, C_LAST, NCOLS };

@@ -12,10 +12,8 @@
 
 #include <stddef.h>
 
+#include "proto/defaults.h"
 #include "proto/error.h"
-
-#define SOCK_ADMIN_REL		"run/owner-broker/admin.sock"
-#define SOCK_LOOP_REL		"run/owner-loop/loop.sock"
 
 /* Big enough for any path a sockaddr_un holds, with room to spare. */
 #define SOCK_PATH_MAX		4096

@@ -29,9 +29,9 @@ static const char status_help[] =
     "                       else /var/lib/boxmaker for root and\n"
     "                       ~/.local/share/boxmaker for anyone else)\n"
     "  --admin-socket PATH  brokerd's admin socket (default\n"
-    "                       <home>/run/owner-broker/admin.sock)\n"
+    "                       <home>/" BX_HOME_ADMIN_SOCKET ")\n"
     "  --loop-socket PATH   loopd's socket (default\n"
-    "                       <home>/run/owner-loop/loop.sock)\n"
+    "                       <home>/" BX_HOME_LOOP_SOCKET ")\n"
     "  --json               the status as one JSON object\n"
     "  --help               this text\n";
 

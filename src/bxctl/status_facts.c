@@ -46,13 +46,13 @@ paths(const struct cli_command *cmd, const struct status_args *a,
 
 	if (audit_home(a->home, st->home, &err) == -1)
 		return cli_usage_error(cmd, "%s", err.msg);
-	snprintf(rel, sizeof(rel), "%s/%s", st->home, SOCK_ADMIN_REL);
+	snprintf(rel, sizeof(rel), "%s/%s", st->home, BX_HOME_ADMIN_SOCKET);
 	if ((r = options_socket(cmd, a->admin != NULL ? a->admin : rel,
-	    SOCK_ADMIN_REL, st->admin)) != CLI_OK)
+	    BX_HOME_ADMIN_SOCKET, st->admin)) != CLI_OK)
 		return r;
-	snprintf(rel, sizeof(rel), "%s/%s", st->home, SOCK_LOOP_REL);
+	snprintf(rel, sizeof(rel), "%s/%s", st->home, BX_HOME_LOOP_SOCKET);
 	return options_socket(cmd, a->loop != NULL ? a->loop : rel,
-	    SOCK_LOOP_REL, st->loop);
+	    BX_HOME_LOOP_SOCKET, st->loop);
 }
 
 /* brokerd's answers; the first failure says brokerd is not reachable. */

@@ -96,7 +96,7 @@ apply_defaults(const char *name, struct loop_config *c,
 	if (bx_defaults_fill_home(&c->lc_home, default_home, err) == -1)
 		return bx_error_prefix(err, "%s: [paths] home is not set", name);
 	if (c->lc_loop_socket == NULL) {
-		if (asprintf(&c->lc_loop_socket, "%s/run/owner-loop/loop.sock",
+		if (asprintf(&c->lc_loop_socket, "%s/" BX_HOME_LOOP_SOCKET,
 		    strcmp(c->lc_home, "/") == 0 ? "" : c->lc_home) == -1) {
 			c->lc_loop_socket = NULL;
 			return bx_fail(err, "out of memory");

@@ -30,6 +30,15 @@
 #define BX_ROOT_HOME		"/var/lib/boxmaker"
 #define BX_ROOT_CONFIG_DIR	"/etc/boxmaker"
 
+/*
+ * The home's layout, relative to the home: where brokerd, loopd and bxctl
+ * look when no configuration file names the path.
+ */
+#define BX_HOME_GRANTS		"grants"
+#define BX_HOME_BROKER_SOCKET	"run/loop-broker/broker.sock"
+#define BX_HOME_ADMIN_SOCKET	"run/owner-broker/admin.sock"
+#define BX_HOME_LOOP_SOCKET	"run/owner-loop/loop.sock"
+
 /* What the rule reads: the process's values, or a test's. */
 struct bx_env {
 	uid_t		 e_uid;
