@@ -5,7 +5,9 @@
 # runs them (proto/defaults.h); a missing one says what writes it. As root
 # that check runs as nobody, whose configuration directory the test sets.
 # A file that names its home needs no HOME: as root that check runs as a
-# uid with no password entry and no HOME at all.
+# uid with no password entry and no HOME at all. A runtime named without a
+# path is looked for only in PATH's absolute directories, never in the one
+# brokerd was started from.
 #   usage.sh BROKERD
 set -u
 brokerd=$1
@@ -78,6 +80,27 @@ expect_named_home() {
 	fi
 }
 
+# PATH's relative entries are not searched: a bwrap in ./bin is not taken.
+expect_no_relative_path() {
+	mkdir -p "$tmp/rel/bin" "$tmp/rel/home/grants"
+	printf '#!/bin/sh\nexit 0\n' > "$tmp/rel/bin/bwrap"
+	chmod 755 "$tmp/rel/bin/bwrap"
+	printf '[paths]\nhome = "%s/rel/home"\n[runner]\nkind = "bwrap"\n' \
+	    "$tmp" > "$tmp/rel/brokerd.toml"
+	(cd "$tmp/rel" && env -i PATH=bin:.:/nonexistent "$brokerd" serve \
+	    --config "$tmp/rel/brokerd.toml") >/dev/null 2>"$tmp/stderr"
+	got=$?
+	want='runner.bwrap_path "bwrap" is not in PATH'"'"'s absolute directories'
+	if [ "$got" -eq 0 ] || ! grep -qF "$want" "$tmp/stderr"; then
+		echo "FAIL: brokerd serve with PATH=bin:.: exit $got, want an"
+		echo "error with \"$want\"; got:"
+		cat "$tmp/stderr"
+		status=1
+	else
+		echo "ok: brokerd serve does not search PATH's relative entries"
+	fi
+}
+
 expect 2
 expect 2 frobnicate
 expect 2 explain
@@ -86,4 +109,5 @@ expect 2 serve --config
 expect_missing_default serve
 expect_missing_default explain read_file '{"path": "/a"}'
 expect_named_home
+expect_no_relative_path
 exit $status

@@ -49,7 +49,11 @@ resolve(const char *path)
 	return realpath(path, NULL);
 }
 
-/* name as given if absolute, else the first executable of that name on PATH. */
+/*
+ * name as given if absolute, else the first executable of that name in an
+ * absolute directory of PATH: a relative entry (".", "bin", an empty one)
+ * would find the program in whatever directory brokerd was started from.
+ */
 static int
 find_program(const char *name, const char *key, char *out, size_t size,
     struct bx_error *err)
@@ -68,14 +72,14 @@ find_program(const char *name, const char *key, char *out, size_t size,
 		colon = strchr(p, ':');
 		dlen = colon != NULL ? (size_t)(colon - p) : strlen(p);
 		snprintf(out, size, "%.*s/%s", (int)dlen, p, name);
-		if (dlen > 0 && access(out, X_OK) == 0)
+		if (p[0] == '/' && access(out, X_OK) == 0)
 			return 0;
 		if (colon == NULL)
 			break;
 		colon++;
 	}
-	return bx_fail(err, "runner: %s \"%s\" is not on PATH (is it "
-	    "installed?)", key, name);
+	return bx_fail(err, "runner: %s \"%s\" is not in PATH's absolute "
+	    "directories (is it installed?)", key, name);
 }
 
 /*
