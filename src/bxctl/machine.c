@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "bxctl/machine.h"
+#include "proto/path.h"
+#include "proto/pathsearch.h"
 #include "proto/readfile.h"
 
 /* The files read here are one line, or /etc/subuid's few. */
@@ -83,24 +85,14 @@ read_small(const struct machine_view *v, const char *path)
 	return buf;
 }
 
-/* Whether name is an executable file in one of $PATH's directories. */
+/* Whether name is an executable file in one of PATH's absolute directories. */
 static bool
 on_path(const struct machine_view *v, const char *name)
 {
-	char dirs[4096], prog[4096], full[4096], *dir, *save = NULL;
+	char found[BX_PATH_MAX + 1];
 
-	snprintf(dirs, sizeof(dirs), "%s", v->mv_path != NULL ?
-	    v->mv_path : "/usr/bin:/bin");
-	for (dir = strtok_r(dirs, ":", &save); dir != NULL;
-	    dir = strtok_r(NULL, ":", &save)) {
-		if (dir[0] != '/')
-			continue;
-		snprintf(prog, sizeof(prog), "%s/%s", dir, name);
-		under(v, prog, full, sizeof(full));
-		if (access(full, X_OK) == 0)
-			return true;
-	}
-	return false;
+	return bx_path_search(v->mv_path, name, v->mv_root, found,
+	    sizeof(found)) == 0;
 }
 
 /* Whether the space-separated list holds word. */

@@ -22,6 +22,7 @@
 #include "brokerd/runner/runner_impl.h"
 #include "brokerd/runner/runner.h"
 #include "brokerd/runner/seccomp.h"
+#include "proto/pathsearch.h"
 #include "proto/readfile.h"
 #include "proto/sha256.h"
 #include "proto/writefile.h"
@@ -49,18 +50,11 @@ resolve(const char *path)
 	return realpath(path, NULL);
 }
 
-/*
- * name as given if absolute, else the first executable of that name in an
- * absolute directory of PATH: a relative entry (".", "bin", an empty one)
- * would find the program in whatever directory brokerd was started from.
- */
+/* name as given if absolute, else as PATH finds it (proto/pathsearch.h). */
 static int
 find_program(const char *name, const char *key, char *out, size_t size,
     struct bx_error *err)
 {
-	const char *path = getenv("PATH"), *p, *colon;
-	size_t dlen;
-
 	if (strchr(name, '/') != NULL) {
 		if (access(name, X_OK) == -1)
 			return bx_fail(err, "runner: %s %s: %s", key, name,
@@ -68,16 +62,8 @@ find_program(const char *name, const char *key, char *out, size_t size,
 		snprintf(out, size, "%s", name);
 		return 0;
 	}
-	for (p = path != NULL ? path : "/usr/bin:/bin"; *p != '\0'; p = colon) {
-		colon = strchr(p, ':');
-		dlen = colon != NULL ? (size_t)(colon - p) : strlen(p);
-		snprintf(out, size, "%.*s/%s", (int)dlen, p, name);
-		if (p[0] == '/' && access(out, X_OK) == 0)
-			return 0;
-		if (colon == NULL)
-			break;
-		colon++;
-	}
+	if (bx_path_search(getenv("PATH"), name, "/", out, size) == 0)
+		return 0;
 	return bx_fail(err, "runner: %s \"%s\" is not in PATH's absolute "
 	    "directories (is it installed?)", key, name);
 }
