@@ -86,14 +86,14 @@ static int
 make_dirs(const char *dir)
 {
 	char path[BX_PATH_MAX + 1], *slash;
+	struct bx_error err;
 
 	snprintf(path, sizeof(path), "%s", dir);
 	for (slash = strchr(path + 1, '/'); ; slash = strchr(slash + 1, '/')) {
 		if (slash != NULL)
 			*slash = '\0';
-		if (mkdir(path, 0700) == -1 && errno != EEXIST)
-			return cli_fail("cannot make %s: %s", path,
-			    strerror(errno));
+		if (bx_mkdir_private(path, &err) == -1)
+			return cli_fail("%s", err.msg);
 		if (slash == NULL)
 			break;
 		*slash = '/';
@@ -181,8 +181,7 @@ static int
 write_configs(const struct bx_defaults *d, const struct init_text *t,
     bool force)
 {
-	if (check_free(d, force) != CLI_OK ||
-	    make_dirs(d->d_config_dir) != CLI_OK ||
+	if (make_dirs(d->d_config_dir) != CLI_OK ||
 	    write_file(d->d_brokerd_config, t->it_brokerd, force) != CLI_OK ||
 	    write_file(d->d_loopd_config, t->it_loopd, force) != CLI_OK)
 		return CLI_FAIL;
@@ -260,8 +259,10 @@ cmd_init(const struct cli_command *cmd, int argc, char **argv)
 	if (init_text_make(&d, o.io_runtime == MACHINE_PODMAN ? "podman" :
 	    "bwrap", user_dir, &t, &err) == -1)
 		return cli_fail("%s", err.msg);
-	if ((status = write_configs(&d, &t, o.io_force)) == CLI_OK &&
-	    (status = make_home(&t)) == CLI_OK) {
+	/* The home first: a configuration is written only for a home that is. */
+	if ((status = check_free(&d, o.io_force)) == CLI_OK &&
+	    (status = make_home(&t)) == CLI_OK &&
+	    (status = write_configs(&d, &t, o.io_force)) == CLI_OK) {
 		report_machine(o.io_runtime, pw != NULL ? pw->pw_name : "you");
 		report_start();
 	}

@@ -89,5 +89,13 @@ expect 1 "is too long for its sockets" -- env BOXMAKER_HOME="$long" \
     "$bxctl" init
 [ ! -e "$cfg/brokerd.toml" ] && pass || fail "a refused init wrote a file"
 
+# A file where the home's parent should be is named, and no configuration
+# is written for a home that could not be made.
+rm -rf "$cfg"
+touch "$user/file"
+expect 1 "$user/file is not a directory" -- \
+    env BOXMAKER_HOME="$user/file/home" "$bxctl" init
+[ ! -e "$cfg/brokerd.toml" ] && pass || fail "init wrote a file for no home"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
