@@ -11,6 +11,8 @@
 #   usage.sh BROKERD
 set -u
 brokerd=$1
+# Absolute: one check runs brokerd from another directory.
+case $brokerd in /*) ;; *) brokerd=$PWD/$brokerd ;; esac
 status=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bx-usage.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
