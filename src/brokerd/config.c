@@ -82,11 +82,12 @@ apply_defaults(const char *name, struct config *c, const char *default_home,
     struct bx_error *err)
 {
 	if (bx_defaults_fill_home(&c->c_home, default_home, err) == -1)
-		return bx_error_prefix(err, "%s: [paths] home is not set", name);
+		return bx_error_prefix(err, "%s: [paths] home is not set",
+		    name);
 	if (c->c_ttl_ms == 0)
 		c->c_ttl_ms = CONFIG_DEFAULT_TTL_MS;
-	if (default_under(&c->c_grants, c->c_home, "/" BX_HOME_GRANTS, "paths.grants",
-	    bx_path_check, err) == -1 ||
+	if (default_under(&c->c_grants, c->c_home, "/" BX_HOME_GRANTS,
+	    "paths.grants", bx_path_check, err) == -1 ||
 	    default_under(&c->c_broker_socket, c->c_home,
 	    "/" BX_HOME_BROKER_SOCKET, "sockets.broker",
 	    bx_socket_path_check, err) == -1 ||

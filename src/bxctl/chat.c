@@ -125,11 +125,11 @@ check_args(const struct cli_command *cmd, int argc, char **argv,
 		return r;
 	if (a->session != NULL && bx_session_id_check(a->session, &err) == -1)
 		return cli_usage_error(cmd, "--session: %s", err.msg);
-	if ((r = options_socket(cmd, loop, BX_HOME_LOOP_SOCKET, a->loop_path)) !=
-	    CLI_OK)
+	if ((r = options_socket(cmd, loop, BX_HOME_LOOP_SOCKET,
+	    a->loop_path)) != CLI_OK)
 		return r;
-	if ((r = options_socket(cmd, admin, BX_HOME_ADMIN_SOCKET, a->admin_path)) !=
-	    CLI_OK)
+	if ((r = options_socket(cmd, admin, BX_HOME_ADMIN_SOCKET,
+	    a->admin_path)) != CLI_OK)
 		return r;
 	if (a->say != NULL && a->say[0] == '\0')
 		return cli_usage_error(cmd, "--say needs a message");

@@ -228,7 +228,8 @@ cmd_explain(const struct cli_command *cmd, int argc, char **argv)
 			return cli_option_error(cmd, ch, argv);
 	}
 	if ((r = check(cmd, argc, argv, session)) != CLI_OK ||
-	    (r = options_socket(cmd, socket, BX_HOME_ADMIN_SOCKET, path)) != CLI_OK)
+	    (r = options_socket(cmd, socket, BX_HOME_ADMIN_SOCKET,
+	    path)) != CLI_OK)
 		return r;
 	return ask(path, session, argv[optind], argv[optind + 1], as_json);
 }

@@ -259,7 +259,7 @@ cmd_init(const struct cli_command *cmd, int argc, char **argv)
 	if (init_text_make(&d, o.io_runtime == MACHINE_PODMAN ? "podman" :
 	    "bwrap", user_dir, &t, &err) == -1)
 		return cli_fail("%s", err.msg);
-	/* The home first: a configuration is written only for a home that is. */
+	/* The home first: no configuration is written for a home not made. */
 	if ((status = check_free(&d, o.io_force)) == CLI_OK &&
 	    (status = make_home(&t)) == CLI_OK &&
 	    (status = write_configs(&d, &t, o.io_force)) == CLI_OK) {

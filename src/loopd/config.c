@@ -94,7 +94,8 @@ apply_defaults(const char *name, struct loop_config *c,
 		return bx_fail(err, "%s: [model] url is required (llama-server's "
 		    "base URL, e.g. \"http://127.0.0.1:8080\")", name);
 	if (bx_defaults_fill_home(&c->lc_home, default_home, err) == -1)
-		return bx_error_prefix(err, "%s: [paths] home is not set", name);
+		return bx_error_prefix(err, "%s: [paths] home is not set",
+		    name);
 	if (c->lc_loop_socket == NULL) {
 		if (asprintf(&c->lc_loop_socket, "%s/" BX_HOME_LOOP_SOCKET,
 		    strcmp(c->lc_home, "/") == 0 ? "" : c->lc_home) == -1) {

@@ -31,7 +31,9 @@ decode_string(const struct toml_doc *doc, const char *table,
 		    "%s.%s must be a string", table, k->tk_name);
 	if (len == 0 && k->tk_empty_unset)
 		return 0;
-	if (k->tk_type == TOML_KEY_PATH)
+	/* A program named with a / is a path, never one relative to the cwd. */
+	if (k->tk_type == TOML_KEY_PATH || (k->tk_type == TOML_KEY_PROGRAM &&
+	    memchr(s, '/', len) != NULL))
 		rc = bx_path_check(s, len, &why);
 	else if (k->tk_type == TOML_KEY_SOCKET)
 		rc = bx_socket_path_check(s, len, &why);

@@ -25,6 +25,7 @@ enum toml_key_type {
 	TOML_KEY_TEXT,		/* 1 to tk_max bytes, no NUL: a char * */
 	TOML_KEY_PATH,		/* an absolute path (proto/path.h) */
 	TOML_KEY_SOCKET,	/* a path short enough for a Unix socket */
+	TOML_KEY_PROGRAM,	/* a bare name (no /), or an absolute path */
 	TOML_KEY_INT,		/* tk_min to tk_max, within an int: an int */
 	TOML_KEY_INT64,		/* tk_min to tk_max: an int64_t */
 	TOML_KEY_CUSTOM,	/* decoded by tk_decode */

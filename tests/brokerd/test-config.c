@@ -261,6 +261,8 @@ test_runner(void **state)
 	    "runner.bxtool_path: not an absolute path");
 	refused("[runner]\npodman_path = \"\"\n", "runner.podman_path must "
 	    "be 1 to");
+	refused("[runner]\nbwrap_path = \"bin/bwrap\"\n",
+	    "runner.bwrap_path: not an absolute path");
 	refused("runner = 1\n", "\"runner\" must be a table");
 }
 

@@ -437,33 +437,68 @@ holds_file_under(const char *pid, const char *dir)
 	return found;
 }
 
+bool
+sb_any_process(bool (*match)(const char *pid, const void *ctx),
+    const void *ctx)
+{
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	assert_non_null(d = opendir("/proc"));
+	while (!found && (e = readdir(d)) != NULL)
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+			found = match(e->d_name, ctx);
+	closedir(d);
+	return found;
+}
+
+/* A bxegress holding a file of this home's call directories. */
+static bool
+is_proxy_of(const char *pid, const void *ctx)
+{
+	const struct sb_fixture *f = ctx;
+	char path[64], comm[64];
+	bool found;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return false;
+	found = fgets(comm, sizeof(comm), fp) != NULL &&
+	    strcmp(comm, "bxegress\n") == 0 &&
+	    holds_file_under(pid, f->home.dir);
+	fclose(fp);
+	return found;
+}
+
 /*
- * Whether a bxegress of this home runs: one holding a file of its call
- * directories (other tests' proxies may run beside these).
+ * Whether a bxegress of this home runs (other tests' proxies may run
+ * beside these).
  */
 bool
 sb_proxy_running(const struct sb_fixture *f)
 {
-	char path[64], comm[64];
-	struct dirent *e;
+	return sb_any_process(is_proxy_of, f);
+}
+
+/* A child of this fixture's brokerd. */
+static bool
+is_child_of_brokerd(const char *pid, const void *ctx)
+{
+	const struct sb_fixture *f = ctx;
+	char path[64], buf[512], *p;
 	bool found = false;
 	FILE *fp;
-	DIR *d;
 
-	if ((d = opendir("/proc")) == NULL)
-		return true;
-	while (!found && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		if ((fp = fopen(path, "r")) == NULL)
-			continue;
-		found = fgets(comm, sizeof(comm), fp) != NULL &&
-		    strcmp(comm, "bxegress\n") == 0 &&
-		    holds_file_under(e->d_name, f->home.dir);
-		fclose(fp);
-	}
-	closedir(d);
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return false;
+	/* The field after the command's closing parenthesis. */
+	if (fgets(buf, sizeof(buf), fp) != NULL &&
+	    (p = strrchr(buf, ')')) != NULL)
+		found = atoi(p + 4) == (int)f->home.brokerd;
+	fclose(fp);
 	return found;
 }
 
@@ -471,27 +506,7 @@ sb_proxy_running(const struct sb_fixture *f)
 static bool
 brokerd_has_child(const struct sb_fixture *f)
 {
-	char path[64], buf[512], *p;
-	struct dirent *e;
-	bool found = false;
-	FILE *fp;
-	DIR *d;
-
-	assert_non_null(d = opendir("/proc"));
-	while (!found && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		if ((fp = fopen(path, "r")) == NULL)
-			continue;
-		/* The field after the command's closing parenthesis. */
-		if (fgets(buf, sizeof(buf), fp) != NULL &&
-		    (p = strrchr(buf, ')')) != NULL)
-			found = atoi(p + 4) == (int)f->home.brokerd;
-		fclose(fp);
-	}
-	closedir(d);
-	return found;
+	return sb_any_process(is_child_of_brokerd, f);
 }
 
 /* Every allowed Decision has exactly one Result; the log's own checks. */

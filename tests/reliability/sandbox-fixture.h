@@ -94,6 +94,9 @@ void	sb_expect_nothing_left(struct sb_fixture *);
 
 /* Whether a bxegress of this home runs. */
 bool	sb_proxy_running(const struct sb_fixture *);
+/* Whether match(pid, ctx) holds for one of the host's processes. */
+bool	sb_any_process(bool (*match)(const char *pid, const void *ctx),
+	    const void *ctx);
 /*
  * The checks after every case: brokerd answers a good client; no
  * directory, cgroup, container, child process or proxy of any call is

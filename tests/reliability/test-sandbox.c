@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -208,31 +207,22 @@ test_shell_sees_only_its_mounts(void **state)
 	sb_after_case(f);
 }
 
-/* Whether a host process's command line is "sleep <arg>". */
+/* Whether pid's command line is "sleep <arg>". */
 static bool
-host_runs_sleep(const char *arg)
+runs_sleep(const char *pid, const void *ctx)
 {
+	const char *arg = ctx;
 	char path[64], want[64], got[64];
-	struct dirent *e;
 	size_t n, wlen;
-	bool found = false;
-	DIR *d;
 	FILE *fp;
 
 	wlen = (size_t)snprintf(want, sizeof(want), "sleep%c%s", '\0', arg) + 1;
-	assert_non_null(d = opendir("/proc"));
-	while (!found && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		if ((fp = fopen(path, "r")) == NULL)
-			continue;
-		n = fread(got, 1, sizeof(got), fp);
-		fclose(fp);
-		found = n == wlen && memcmp(got, want, wlen) == 0;
-	}
-	closedir(d);
-	return found;
+	snprintf(path, sizeof(path), "/proc/%s/cmdline", pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return false;
+	n = fread(got, 1, sizeof(got), fp);
+	fclose(fp);
+	return n == wlen && memcmp(got, want, wlen) == 0;
 }
 
 /*
@@ -263,7 +253,7 @@ test_nothing_carries_to_the_next_call(void **state)
 	assert_non_null(strstr(out, "wrote /tmp\n"));
 	assert_non_null(strstr(out, "running\n"));
 	free(out);
-	if (host_runs_sleep(arg))
+	if (sb_any_process(runs_sleep, arg))
 		fail_msg("sleep %s outlived the call that started it", arg);
 	out = sb_shell(f, cwd, "for d in %s; do test -e $d/bx-left && "
 	    "echo found $d; done; echo checked", places);

@@ -24,6 +24,7 @@ struct whole {
 	char		*w_text;
 	char		*w_sock;
 	char		*w_opt;
+	char		*w_prog;
 	int		 w_small;
 	int		 w_custom;
 	struct inner	 w_inner;
@@ -55,6 +56,8 @@ static const struct toml_key a_keys[] = {
 	{ "small", TOML_KEY_INT, offsetof(struct whole, w_small), 1, 10,
 	    false, NULL },
 	{ "flag", TOML_KEY_CUSTOM, 0, 0, 0, false, decode_yes },
+	{ "prog", TOML_KEY_PROGRAM, offsetof(struct whole, w_prog), 0, 8,
+	    false, NULL },
 	{ NULL, TOML_KEY_TEXT, 0, 0, 0, false, NULL },
 };
 
@@ -78,6 +81,7 @@ clear(struct whole *w)
 	free(w->w_text);
 	free(w->w_sock);
 	free(w->w_opt);
+	free(w->w_prog);
 	free(w->w_inner.in_path);
 	memset(w, 0, sizeof(*w));
 }
@@ -133,6 +137,14 @@ test_every_type(void **state)
 	assert_int_equal(w.w_small, 10);
 	assert_true(w.w_inner.in_big == -1);
 	clear(&w);
+	/* A program: a bare name, or an absolute path of any length. */
+	assert_int_equal(decode("[a]\nprog = \"bwrap\"\n", &w, &err), 0);
+	assert_string_equal(w.w_prog, "bwrap");
+	clear(&w);
+	assert_int_equal(decode("[a]\nprog = \"/usr/local/bin/bwrap\"\n",
+	    &w, &err), 0);
+	assert_string_equal(w.w_prog, "/usr/local/bin/bwrap");
+	clear(&w);
 	assert_int_equal(decode("", &w, &err), 0);
 	assert_int_equal(w.w_small, 7);
 	assert_null(w.w_text);
@@ -159,6 +171,12 @@ test_refusals(void **state)
 	    "t.toml:2: b.big must be -1 to 1099511627776");
 	refused("[b]\npath = \"rel\"\n",
 	    "t.toml:2: b.path: not an absolute path (must start with /)");
+	refused("[a]\nprog = \"bin/bwrap\"\n",
+	    "t.toml:2: a.prog: not an absolute path (must start with /)");
+	refused("[a]\nprog = \"./x\"\n",
+	    "t.toml:2: a.prog: not an absolute path (must start with /)");
+	refused("[a]\nprog = \"\"\n",
+	    "t.toml:2: a.prog must be 1 to 8 bytes without NUL");
 	refused("[b]\npath = \"\"\n",
 	    "t.toml:2: b.path: not an absolute path (must start with /)");
 	refused("[a]\nsock = \"/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"

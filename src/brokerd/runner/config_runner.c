@@ -41,8 +41,8 @@ const struct toml_key config_runner_keys[] = {
 	STR("root", TOML_KEY_PATH, cr_root, true),
 	STR("user", TOML_KEY_TEXT, cr_user, true),
 	STR("podman_runtime", TOML_KEY_TEXT, cr_podman_runtime, true),
-	STR("podman_path", TOML_KEY_TEXT, cr_podman_path, false),
-	STR("bwrap_path", TOML_KEY_TEXT, cr_bwrap_path, false),
+	STR("podman_path", TOML_KEY_PROGRAM, cr_podman_path, false),
+	STR("bwrap_path", TOML_KEY_PROGRAM, cr_bwrap_path, false),
 	STR("bxtool_path", TOML_KEY_PATH, cr_bxtool_path, true),
 	{ NULL, TOML_KEY_TEXT, 0, 0, 0, false, NULL },
 };

@@ -1,8 +1,8 @@
 /*
  * runner_exec.c: one runtime process, from its start (runner_spawn.c) to
- * its reap (runner_exec.h). The poll loop here is the only place a sandbox's bytes enter brokerd, so
- * every buffer it fills has its limit, and every way a call can end early
- * comes back to one kill hook.
+ * its reap (runner_exec.h). The poll loop here is the only place a
+ * sandbox's bytes enter brokerd, so every buffer it fills has its limit,
+ * and every way a call can end early comes back to one kill hook.
  */
 #include <sys/wait.h>
 
@@ -15,7 +15,6 @@
 
 #include "brokerd/runner/runner_exec.h"
 #include "proto/clock.h"
-
 
 static void
 close_fd(int *fd)

@@ -50,7 +50,10 @@ resolve(const char *path)
 	return realpath(path, NULL);
 }
 
-/* name as given if absolute, else as PATH finds it (proto/pathsearch.h). */
+/*
+ * name as given if absolute, else as PATH finds it (proto/pathsearch.h):
+ * the configuration takes nothing between (TOML_KEY_PROGRAM).
+ */
 static int
 find_program(const char *name, const char *key, char *out, size_t size,
     struct bx_error *err)
