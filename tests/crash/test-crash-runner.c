@@ -212,15 +212,20 @@ await_answer(atomic_uint *answered, unsigned cycle, const struct run *r)
 		    (long long)r->r_call_ms);
 }
 
-/* Until a call's directory exists, or fail. */
+/*
+ * Until a call's directory has been seen, or fail. Seen once is enough: a
+ * bwrap read_file's directory lives a few milliseconds, so a second look
+ * may find it gone already.
+ */
 static void
 await_sandbox(const struct sb_fixture *f, unsigned cycle)
 {
 	int64_t until = rh_now_ms() + CRASH_WAIT_MS;
+	bool seen;
 
-	while (!call_running(f) && rh_now_ms() < until)
+	while (!(seen = call_running(f)) && rh_now_ms() < until)
 		rh_sleep_ms(1);
-	if (!call_running(f))
+	if (!seen)
 		fail_msg("cycle %u: no call's sandbox appeared in %d ms", cycle,
 		    CRASH_WAIT_MS);
 }
