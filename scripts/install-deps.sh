@@ -22,6 +22,10 @@ packages="$packages python3 strace socat"
 # for bwrap's filter.
 packages="$packages podman runc catatonit bubblewrap libseccomp-dev"
 packages="$packages curl ca-certificates openssl iproute2 nftables"
+# loopd's jail (docs/decisions.md, "loopd's jail"): newuidmap and newgidmap
+# give an owner's loopd a uid of its own; libacl lets the owner and the
+# jail share the home's few directories that both need.
+packages="$packages uidmap acl libacl1-dev"
 fuzz_packages="clang libclang-rt-14-dev"
 # make check-vm (tests/vm/): qemu boots a Debian 12 image that debootstrap
 # builds; mkfs.ext4 -d and debugfs move files in and out without a loop mount.
@@ -46,11 +50,30 @@ for pkg in $packages; do
 	esac
 done
 
-if [ -z "$missing" ]; then
+# As root, loopd's jail runs as a system user of Boxmaker's own
+# (docs/decisions.md, "loopd's jail"); bxctl init makes it too.
+jail_user=boxmaker-loop
+need_user=no
+if [ "$(id -u)" -eq 0 ] && ! getent passwd "$jail_user" >/dev/null; then
+	need_user=yes
+fi
+make_user() {
+	if [ "$need_user" = yes ]; then
+		useradd --system --user-group --no-create-home \
+		    --home-dir /nonexistent --shell /usr/sbin/nologin "$jail_user"
+	fi
+}
+
+if [ -z "$missing" ] && [ "$need_user" = no ]; then
+	exit 0
+fi
+if [ -z "$missing" ] && [ "$mode" = install ]; then
+	make_user
 	exit 0
 fi
 if [ "$mode" = check ]; then
-	echo "missing packages:$missing" >&2
+	[ -z "$missing" ] || echo "missing packages:$missing" >&2
+	[ "$need_user" = no ] || echo "missing user: $jail_user" >&2
 	exit 1
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -67,3 +90,4 @@ if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' \
 fi
 # shellcheck disable=SC2086 # the list is meant to split into words
 apt-get install -y --no-install-recommends $missing
+make_user
