@@ -19,6 +19,9 @@
 	{ n, type, offsetof(struct loop_config, m), lo, hi, false, NULL }
 #define END	{ NULL, TOML_KEY_TEXT, 0, 0, 0, false, NULL }
 
+static int	decode_jail_mode(const struct toml_doc *,
+		    const struct toml_value *, void *, struct bx_error *);
+
 static const struct toml_key path_keys[] = {
 	KEY("home", TOML_KEY_PATH, lc_home, 0, 0),
 	END,
@@ -48,14 +51,37 @@ static const struct toml_key turn_keys[] = {
 	END,
 };
 
+static const struct toml_key jail_keys[] = {
+	{ "mode", TOML_KEY_CUSTOM, 0, 0, 0, false, decode_jail_mode },
+	END,
+};
+
 static const struct toml_section sections[] = {
 	{ "paths", path_keys, 0 },
 	{ "sockets", socket_keys, 0 },
 	{ "model", model_keys, 0 },
 	{ "broker", broker_keys, 0 },
 	{ "turn", turn_keys, 0 },
+	{ "jail", jail_keys, 0 },
 	{ NULL, NULL, 0 },
 };
+
+/* Only the two words: a typo must not turn the jail off. */
+static int
+decode_jail_mode(const struct toml_doc *doc, const struct toml_value *v,
+    void *section, struct bx_error *err)
+{
+	struct loop_config *c = section;
+	const char *s;
+	size_t len;
+
+	if (toml_value_string(v, &s, &len) == -1 ||
+	    (strcmp(s, "on") != 0 && strcmp(s, "off") != 0))
+		return toml_fail_at(err, doc, toml_value_line(v),
+		    "jail.mode must be \"on\" or \"off\"");
+	c->lc_jail_off = strcmp(s, "off") == 0;
+	return 0;
+}
 
 void
 loop_config_free(struct loop_config *c)

@@ -13,6 +13,8 @@
  *	[broker]  socket        required when [broker] is there; without the
  *	                        table every non-core tool call fails
  *	[turn]    max_steps     default 16
+ *	[jail]    mode          "on" (the default) or "off": whether the
+ *	                        turn loop runs in its jail (loopd(8))
  *
  * An unknown table or key, a wrong type or a bad value is an error naming
  * the file, line and key (toml/keys.h). Paths are absolute and in the form
@@ -24,6 +26,7 @@
 #ifndef LOOPD_CONFIG_H
 #define LOOPD_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "proto/error.h"
@@ -47,6 +50,7 @@ struct loop_config {
 	int	 lc_timeout_s;
 	char	*lc_broker_socket;	/* NULL: no [broker] */
 	int	 lc_max_steps;
+	bool	 lc_jail_off;	/* [jail] mode = "off" */
 };
 
 /*

@@ -21,7 +21,7 @@
 #include "brokerd/runner/runner_egress.h"
 #include "brokerd/runner/runner_impl.h"
 #include "brokerd/runner/runner.h"
-#include "brokerd/runner/seccomp.h"
+#include "jail/filter.h"
 #include "proto/pathsearch.h"
 #include "proto/readfile.h"
 #include "proto/sha256.h"

@@ -1,7 +1,8 @@
 /*
- * seccomp.c: bwrap's system-call filter (seccomp.h). libseccomp builds it
- * and exports it to a memfd, from which it is read back: the program is
- * made once at startup and handed to every bwrap call.
+ * filter.c: the system-call filter of bwrap and the jail (filter.h).
+ * libseccomp builds it and exports it to a memfd, from which it is read
+ * back: the program is made once at startup and handed to every bwrap
+ * call, or installed by the jail once.
  */
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -15,7 +16,7 @@
 
 #include <seccomp.h>
 
-#include "brokerd/runner/seccomp.h"
+#include "jail/filter.h"
 
 /* No filter program reaches this; a bound on what is read back. */
 #define SECCOMP_PROGRAM_MAX	(64 * 1024)
@@ -27,6 +28,7 @@ static const char *const deny[] = {
 	"mount_setattr", "unshare", "setns",
 	"keyctl", "add_key", "request_key",
 	"bpf", "perf_event_open", "userfaultfd",
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
 	"kexec_load", "kexec_file_load", "init_module", "finit_module",
 	"delete_module", "create_module", "query_module", "get_kernel_syms",
 	"ptrace", "process_vm_readv", "process_vm_writev", "kcmp",

@@ -1,6 +1,7 @@
 /*
- * test-seccomp.c: bwrap's filter (src/brokerd/runner/seccomp.h), installed in a
- * forked child as bwrap installs it (no-new-privileges, then the filter).
+ * test-filter.c: the sandbox's and the jail's filter (src/jail/filter.h),
+ * installed in a forked child as bwrap installs it (no-new-privileges,
+ * then the filter).
  * The child runs the checks and exits with the number of the first that
  * failed, so the parent can say which.
  */
@@ -26,7 +27,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "brokerd/runner/seccomp.h"
+#include "jail/filter.h"
 
 #define LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -129,6 +130,7 @@ static const long denied[] = {
 	SYS_delete_module, SYS_perf_event_open, SYS_userfaultfd, SYS_fsopen,
 	SYS_open_tree, SYS_add_key, SYS_request_key, SYS_process_vm_readv,
 	SYS_acct, SYS_syslog, SYS_swapoff, SYS_name_to_handle_at,
+	SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
 };
 
 static const char *const names[] = {
