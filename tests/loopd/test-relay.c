@@ -22,6 +22,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -220,6 +221,23 @@ srv_wait(struct srv *s)
 {
 	pthread_join(s->s_thread, NULL);
 	return s->s_rc;
+}
+
+/*
+ * Whether fd ends with no byte read. A relay that closes a connection
+ * it has not read from makes the kernel report a reset, not an end.
+ */
+static bool
+closed_unread(int fd)
+{
+	ssize_t n;
+	char c;
+
+	if (wait_for(fd, POLLIN, WAIT_MS) == -1)
+		return false;
+	while ((n = read(fd, &c, 1)) == -1 && errno == EINTR)
+		continue;
+	return n == 0 || (n == -1 && errno == ECONNRESET);
 }
 
 /* Nothing else is waiting at the fake server's door. */
@@ -526,7 +544,6 @@ test_unreachable(void **state)
 {
 	struct rig rg;
 	int64_t t0;
-	char c;
 	int fd;
 
 	(void)state;
@@ -534,8 +551,9 @@ test_unreachable(void **state)
 	rig_start(&rg, false);
 	fd = dial(&rg);
 	t0 = bx_clock_mono_ms();
+	/* The relay may have closed already: then this fails. */
 	(void)write_all(fd, request, sizeof(request) - 1);
-	assert_int_equal(read_upto(fd, &c, 1, true), 0);
+	assert_true(closed_unread(fd));
 	assert_true(bx_clock_mono_ms() - t0 < RELAY_CONNECT_TIMEOUT_MS);
 	close(fd);
 	rig_stop(&rg);
@@ -636,7 +654,7 @@ serve_hold(int fd, void *arg)
 	if (read_upto(fd, &c, 1, false) != 1)
 		return 1;
 	/* The byte is here, so the relay is copying. */
-	if (write_all(*ready, "r", 1) == -1)
+	if (write(*ready, "r", 1) != 1)
 		return 2;
 	return read_upto(fd, &c, 1, true) == 0 ? 0 : 3;
 }
@@ -688,7 +706,7 @@ test_connection_limit(void **state)
 	}
 	/* One more is closed at once, and never reaches the server. */
 	extra = dial(&rg);
-	assert_int_equal(read_upto(extra, &c, 1, true), 0);
+	assert_true(closed_unread(extra));
 	close(extra);
 	assert_no_connection(&rg);
 	/* The ones held still copy. */
