@@ -129,27 +129,35 @@ relay_path(const struct relay *r)
 	return r->r_path;
 }
 
-/* Waits until fd is ready for events or r_stop is; 0 when fd is. */
+/*
+ * Waits for a connect on fd to finish; -1 at the deadline, on stop, or
+ * when the client hangs up meanwhile (nothing is read from it yet).
+ */
 static int
-wait_fd(const struct relay *r, int fd, short events, int timeout_ms)
+wait_connect(const struct relay *r, int fd, int client, int64_t deadline)
 {
-	struct pollfd pfd[2] = { { fd, events, 0 }, { r->r_stop, POLLIN, 0 } };
+	struct pollfd pfd[3] = { { fd, POLLOUT, 0 }, { r->r_stop, POLLIN, 0 },
+	    { client, 0, 0 } };
+	int64_t left;
 	int n;
 
-	while ((n = poll(pfd, 2, timeout_ms)) == -1 && errno == EINTR)
-		continue;
-	if (n <= 0 || pfd[1].revents != 0)
+	do {
+		if ((left = deadline - bx_clock_mono_ms()) <= 0)
+			return -1;
+	} while ((n = poll(pfd, 3, (int)left)) == -1 && errno == EINTR);
+	if (n <= 0 || pfd[0].revents == 0 || pfd[1].revents != 0 ||
+	    pfd[2].revents != 0)
 		return -1;
 	return 0;
 }
 
 /* A connected socket to ai within deadline (monotonic ms), or -1. */
 static int
-dial_one(const struct relay *r, const struct addrinfo *ai, int64_t deadline)
+dial_one(const struct relay *r, const struct addrinfo *ai, int client,
+    int64_t deadline)
 {
 	socklen_t len = sizeof(int);
 	int fd, soerr = -1, one = 1;
-	int64_t left;
 
 	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    0);
@@ -158,12 +166,10 @@ dial_one(const struct relay *r, const struct addrinfo *ai, int64_t deadline)
 	/* Interrupted, a non-blocking connect goes on all the same. */
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
 		soerr = 0;
-	else if (errno == EINPROGRESS || errno == EINTR) {
-		left = deadline - bx_clock_mono_ms();
-		if (left > 0 && wait_fd(r, fd, POLLOUT, (int)left) == 0 &&
-		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == -1)
-			soerr = -1;
-	}
+	else if ((errno == EINPROGRESS || errno == EINTR) &&
+	    wait_connect(r, fd, client, deadline) == 0 &&
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == -1)
+		soerr = -1;
 	if (soerr != 0) {
 		close(fd);
 		return -1;
@@ -175,7 +181,7 @@ dial_one(const struct relay *r, const struct addrinfo *ai, int64_t deadline)
 
 /* Resolves the model's host now and connects to the first that answers. */
 static int
-dial(const struct relay *r)
+dial(const struct relay *r, int client)
 {
 	struct addrinfo hints, *res, *ai;
 	int64_t deadline;
@@ -192,7 +198,7 @@ dial(const struct relay *r)
 	for (ai = res; ai != NULL && fd == -1; ai = ai->ai_next) {
 		if (atomic_load(&r->r_stopping))
 			break;
-		fd = dial_one(r, ai, deadline);
+		fd = dial_one(r, ai, client, deadline);
 	}
 	freeaddrinfo(res);
 	return fd;
@@ -313,7 +319,7 @@ conn_main(void *arg)
 	struct conn *c = arg;
 	struct relay *r = c->c_relay;
 
-	if ((c->c_server = dial(r)) != -1) {
+	if ((c->c_server = dial(r, c->c_client)) != -1) {
 		c->c_up.h_from = c->c_down.h_to = c->c_client;
 		c->c_up.h_to = c->c_down.h_from = c->c_server;
 		copy(c);

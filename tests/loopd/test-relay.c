@@ -2,7 +2,8 @@
  * test-relay.c: the model relay. A TCP server the test runs on 127.0.0.1
  * stands for llama-server; clients connect to the relay's Unix socket.
  * Bytes both ways unchanged (4 MiB each way, and at once), half-close,
- * streaming without holding back, a peer of another uid closed unread,
+ * streaming without holding back, a server's reset passed on as an end,
+ * a peer of another uid closed unread,
  * an unreachable model, parsing [model] url, the connection limit and a
  * prompt stop. Nothing sleeps: every wait is a poll with a generous
  * timeout.
@@ -11,6 +12,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+
+#include <dirent.h>
 
 #include <netinet/in.h>
 
@@ -42,6 +45,7 @@
 #define MAX_LINES	8
 
 struct rig {
+	int		 nfds;		/* open before the relay */
 	char		*dir;
 	char		 path[PATH_MAX];
 	int		 lfd;		/* the fake model server's listener */
@@ -98,6 +102,20 @@ log_line(void *arg, const char *line)
 	pthread_mutex_unlock(&rg->lock);
 }
 
+static int
+count_fds(void)
+{
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	assert_non_null(d = opendir("/proc/self/fd"));
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 /* The relay to a listening server, or with listen false to a dead port. */
 static void
 rig_start(struct rig *rg, bool listening)
@@ -106,6 +124,7 @@ rig_start(struct rig *rg, bool listening)
 	char url[64];
 
 	memset(rg, 0, sizeof(*rg));
+	rg->nfds = count_fds();
 	pthread_mutex_init(&rg->lock, NULL);
 	rg->dir = tu_tmpdir();
 	snprintf(rg->path, sizeof(rg->path), "%s/relay.sock", rg->dir);
@@ -125,6 +144,8 @@ rig_stop(struct rig *rg)
 	close(rg->lfd);
 	tu_rmtree(rg->dir);
 	pthread_mutex_destroy(&rg->lock);
+	/* Every descriptor the relay had, its connections' too, is closed. */
+	assert_int_equal(count_fds(), rg->nfds);
 }
 
 static int
@@ -476,6 +497,40 @@ test_streaming(void **state)
 	rig_stop(&rg);
 }
 
+/* Reads the request, then resets the connection instead of answering. */
+static int
+serve_reset(int fd, void *arg)
+{
+	struct linger lg = { 1, 0 };
+	char buf[sizeof(request)];
+
+	(void)arg;
+	if (read_upto(fd, buf, sizeof(request) - 1, false) !=
+	    (ssize_t)sizeof(request) - 1)
+		return 1;
+	return setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+static void
+test_server_reset(void **state)
+{
+	struct rig rg;
+	struct srv s;
+	char c;
+	int fd;
+
+	(void)state;
+	rig_start(&rg, true);
+	srv_start(&s, &rg, serve_reset, NULL);
+	fd = dial(&rg);
+	assert_int_equal(write_all(fd, request, sizeof(request) - 1), 0);
+	assert_int_equal(srv_wait(&s), 0);
+	/* The reset ends the client's connection too. */
+	assert_int_equal(read_upto(fd, &c, 1, true), 0);
+	close(fd);
+	rig_stop(&rg);
+}
+
 /*
  * A child as uid 65534 connects, sends a request and must see the end
  * with no byte back. Only async-signal-safe calls after fork.
@@ -729,6 +784,7 @@ main(void)
 		cmocka_unit_test(test_big_half_close),
 		cmocka_unit_test(test_echo_both_ways),
 		cmocka_unit_test(test_streaming),
+		cmocka_unit_test(test_server_reset),
 		cmocka_unit_test(test_wrong_uid),
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_free_with_connection),
