@@ -3,10 +3,9 @@
  * stands for llama-server; clients connect to the relay's Unix socket.
  * Bytes both ways unchanged (4 MiB each way, and at once), half-close,
  * streaming without holding back, a server's reset passed on as an end,
- * a peer of another uid closed unread,
- * an unreachable model, parsing [model] url, the connection limit and a
- * prompt stop. Nothing sleeps: every wait is a poll with a generous
- * timeout.
+ * a peer of another uid closed unread, an unreachable model, parsing
+ * [model] url, the connection limit and a prompt stop. Nothing sleeps:
+ * every wait is a poll with a generous timeout; no descriptor is left.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
