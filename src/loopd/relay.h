@@ -12,11 +12,13 @@
  * cannot be reached within RELAY_CONNECT_TIMEOUT_MS the client's
  * connection is closed, which loopd reports as the model unavailable.
  *
- * Threads: relay_start() starts an accept thread, which starts a detached
- * thread per connection (at most RELAY_MAX_CONNECTIONS; past it a new
- * connection is closed at once). log is called from the accept thread
- * only, never after relay_free() has returned; it must not call back
- * into the relay.
+ * Threads: relay_start() starts an accept thread, which hands each
+ * connection to a worker thread, starting one when none is idle; a worker
+ * stays for the next connection. At most RELAY_MAX_CONNECTIONS are copied
+ * at once (so at most that many workers); past it a new connection is
+ * closed at once. The relay's threads block every signal. log is called
+ * from the accept thread only, never after relay_free() has returned; it
+ * must not call back into the relay.
  *
  * Ownership: relay_new() copies what it keeps of its arguments; log_arg
  * stays the caller's and must outlive the relay. The relay owns its
@@ -33,7 +35,7 @@
 /* [model] url, scheme to end; the host part of it. */
 #define RELAY_URL_MAX			2048
 #define RELAY_HOST_MAX			253
-/* Connections copied at once; one past it is closed at once. */
+/* Connections copied at once (and workers); one past it is closed. */
 #define RELAY_MAX_CONNECTIONS		32
 /* Connections the kernel queues before the relay accepts them. */
 #define RELAY_BACKLOG			32
@@ -80,10 +82,10 @@ const char *relay_path(const struct relay *);
 int	relay_start(struct relay *, struct bx_error *err);
 
 /*
- * Stops accepting, ends every connection (a thread that is resolving a
- * name ends when getaddrinfo returns), waits for the threads at most
- * RELAY_STOP_WAIT_MS, closes the listener and removes the socket file.
- * A thread still in getaddrinfo after that frees what is left when it
+ * Stops accepting, ends every connection (a worker that is resolving a
+ * name ends when getaddrinfo returns), closes the listener, removes the
+ * socket file and waits for the workers at most RELAY_STOP_WAIT_MS. A
+ * worker still in getaddrinfo after that frees what is left when it
  * ends. NULL is allowed.
  */
 void	relay_free(struct relay *);
