@@ -1,11 +1,12 @@
 /*
  * test-relay.c: the model relay. A TCP server the test runs on 127.0.0.1
- * stands for llama-server; clients connect to the relay's Unix socket.
- * Bytes both ways unchanged (4 MiB each way, and at once), half-close,
- * streaming without holding back, a server's reset passed on as an end,
- * a peer of another uid closed unread, an unreachable model, parsing
- * [model] url, the connection limit and a prompt stop. Nothing sleeps:
- * every wait is a poll with a generous timeout; no descriptor is left.
+ * (and once on [::1]) stands for llama-server; clients connect to the
+ * relay's Unix socket. Bytes both ways unchanged (4 MiB each way, and at
+ * once), half-close, streaming without holding back, a server's reset
+ * passed on as an end, a peer of another uid closed unread, an
+ * unreachable model, parsing [model] url, the connection limit and a
+ * prompt stop. Nothing sleeps: every wait is a poll with a generous
+ * timeout; no descriptor is left open.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -70,21 +71,32 @@ pattern(size_t i, unsigned seed)
 	return (unsigned char)((i * 31 + seed + (i >> 12)) & 0xff);
 }
 
+/* A TCP socket bound to an ephemeral port of loopback, IPv4 or IPv6. */
 static int
-tcp_listener(int *ret_port)
+tcp_listener(bool v6, int *ret_port)
 {
+	struct sockaddr_in6 sin6;
 	struct sockaddr_in sin;
-	socklen_t len = sizeof(sin);
+	socklen_t len;
 	int fd;
 
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(fd != -1);
+	fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		return -1;
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	*ret_port = ntohs(sin.sin_port);
+	memset(&sin6, 0, sizeof(sin6));
+	sin6.sin6_family = AF_INET6;
+	sin6.sin6_addr = in6addr_loopback;
+	len = v6 ? sizeof(sin6) : sizeof(sin);
+	if (bind(fd, v6 ? (struct sockaddr *)&sin6 : (struct sockaddr *)&sin,
+	    len) == -1 || getsockname(fd, v6 ? (struct sockaddr *)&sin6 :
+	    (struct sockaddr *)&sin, &len) == -1) {
+		close(fd);
+		return -1;
+	}
+	*ret_port = ntohs(v6 ? sin6.sin6_port : sin.sin_port);
 	return fd;
 }
 
@@ -115,9 +127,13 @@ count_fds(void)
 	return n;
 }
 
-/* The relay to a listening server, or with listen false to a dead port. */
-static void
-rig_start(struct rig *rg, bool listening)
+/*
+ * The relay to a server on 127.0.0.1 or [::1] (v6), listening or, with
+ * listening false, a port that refuses connections. -1 when there is no
+ * IPv6 loopback here.
+ */
+static int
+rig_start_at(struct rig *rg, bool v6, bool listening)
 {
 	struct bx_error err;
 	char url[64];
@@ -127,13 +143,26 @@ rig_start(struct rig *rg, bool listening)
 	pthread_mutex_init(&rg->lock, NULL);
 	rg->dir = tu_tmpdir();
 	snprintf(rg->path, sizeof(rg->path), "%s/relay.sock", rg->dir);
-	rg->lfd = tcp_listener(&rg->port);
+	if ((rg->lfd = tcp_listener(v6, &rg->port)) == -1) {
+		assert_true(v6);
+		tu_rmtree(rg->dir);
+		pthread_mutex_destroy(&rg->lock);
+		return -1;
+	}
 	if (listening)
 		assert_int_equal(listen(rg->lfd, 64), 0);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", rg->port);
+	snprintf(url, sizeof(url), "http://%s:%d", v6 ? "[::1]" : "127.0.0.1",
+	    rg->port);
 	if (relay_new(rg->path, url, getuid(), log_line, rg, &rg->relay,
 	    &err) == -1 || relay_start(rg->relay, &err) == -1)
 		fail_msg("%s", err.msg);
+	return 0;
+}
+
+static void
+rig_start(struct rig *rg, bool listening)
+{
+	(void)rig_start_at(rg, false, listening);
 }
 
 static void
@@ -322,6 +351,18 @@ test_round_trip(void **state)
 	rig_stop(&rg);
 	/* relay_free removed the socket file. */
 	assert_int_equal(lstat(rg.path, &st), -1);
+}
+
+static void
+test_ipv6(void **state)
+{
+	struct rig rg;
+
+	(void)state;
+	if (rig_start_at(&rg, true, true) == -1)
+		skip();
+	round_trip(&rg);
+	rig_stop(&rg);
 }
 
 /* Reads the whole request to its end, checks it, answers BIG bytes. */
@@ -780,6 +821,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_url),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_ipv6),
 		cmocka_unit_test(test_big_half_close),
 		cmocka_unit_test(test_echo_both_ways),
 		cmocka_unit_test(test_streaming),
