@@ -44,7 +44,8 @@ write_all(int fd, const char *p, size_t len)
 	ssize_t n;
 
 	while (len > 0) {
-		if ((n = send(fd, p, len, MSG_NOSIGNAL)) == -1 && errno == EINTR)
+		n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n == -1 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return -1;

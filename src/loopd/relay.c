@@ -37,22 +37,22 @@ struct relay {
 	void			*r_log_arg;
 	int			 r_listen;
 	struct bx_unix_file	 r_made;
-	int			 r_stop;	/* eventfd, readable once stopping */
+	int			 r_stop;	/* eventfd: stopping */
 	bool			 r_started;
 	pthread_t		 r_accept;
 	uid_t			 r_logged[RELAY_MAX_LOGGED_UIDS];
-	size_t			 r_nlogged;	/* accept thread only */
+	size_t			 r_nlogged;	/* accept thread's */
 	/* r_lock guards the rest. */
 	pthread_mutex_t		 r_lock;
-	pthread_cond_t		 r_work;	/* a connection queued, or stop */
+	pthread_cond_t		 r_work;	/* a queued fd, or stop */
 	pthread_cond_t		 r_done;	/* a worker ended */
 	int			 r_queue[RELAY_MAX_CONNECTIONS];
 	int			 r_queued;
-	int			 r_active;	/* queued or being copied */
+	int			 r_active;	/* queued or copying */
 	int			 r_workers;	/* started, not ended */
-	int			 r_idle;	/* of them, waiting for work */
+	int			 r_idle;	/* of them, waiting */
 	bool			 r_stopping;
-	bool			 r_orphaned;	/* the last worker frees it */
+	bool			 r_orphaned;	/* last worker frees */
 };
 
 struct worker {

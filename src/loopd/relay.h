@@ -50,7 +50,7 @@
 
 /* Where [model] url points: a host name or address, and a port. */
 struct relay_target {
-	char	rt_host[RELAY_HOST_MAX + 1];	/* an IPv6 one without [] */
+	char	rt_host[RELAY_HOST_MAX + 1];	/* IPv6 without [] */
 	char	rt_port[6];			/* decimal, 1 to 65535 */
 };
 

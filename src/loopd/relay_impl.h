@@ -18,14 +18,14 @@ struct relay_half {
 	size_t	h_start;
 	size_t	h_end;
 	bool	h_eof;		/* h_from has nothing more */
-	bool	h_shut;		/* and h_to has been told (SHUT_WR) */
+	bool	h_shut;		/* and h_to was told (SHUT_WR) */
 	char	h_buf[RELAY_BUF_SIZE];
 };
 
 /* A worker's buffers, used for one connection after another. */
 struct relay_pipe {
-	struct relay_half	p_up;		/* client to model server */
-	struct relay_half	p_down;		/* model server to client */
+	struct relay_half	p_up;	/* client to model server */
+	struct relay_half	p_down;	/* model server to client */
 };
 
 /*
