@@ -221,11 +221,14 @@ read_upto(int fd, void *buf, size_t len, bool until_eof)
 {
 	size_t got = 0;
 	ssize_t n;
+	char extra;
 
 	while (got < len || until_eof) {
 		if (wait_for(fd, POLLIN, WAIT_MS) == -1)
 			return -1;
-		n = read(fd, (char *)buf + got, got < len ? len - got : 1);
+		/* Once len bytes are in, a byte more is an error. */
+		n = got < len ? read(fd, (char *)buf + got, len - got) :
+		    read(fd, &extra, 1);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1)
