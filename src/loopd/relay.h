@@ -23,7 +23,8 @@
  * Ownership: relay_new() copies what it keeps of its arguments; log_arg
  * stays the caller's and must outlive the relay. The relay owns its
  * listening socket, the socket file it made (relay_free() removes it, if
- * it is still that file) and its threads' descriptors.
+ * it is still that file) and its threads' descriptors. Each worker keeps
+ * its two RELAY_BUF_SIZE buffers until relay_free().
  */
 #ifndef LOOPD_RELAY_H
 #define LOOPD_RELAY_H
