@@ -9,6 +9,7 @@
  * half built never runs the program.
  */
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <linux/capability.h>
@@ -153,14 +154,33 @@ pass_fds(struct jail_child *jc)
 		fail_errno(jc, "close the other descriptors at exec");
 }
 
+/* The program starts with no signal blocked or ignored by the caller. */
+static void
+reset_signals(void)
+{
+	sigset_t none;
+	int sig;
+
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 _Noreturn void
 jail_child_main(struct jail_child *jc)
 {
 	char why[JAIL_WHY_MAX];
+	mode_t mask;
 
+	reset_signals();
 	wait_for_maps(jc);
+	/* The root's directories must be passable whatever the umask. */
+	mask = umask(022);
 	if (jail_mounts(jc->jc_spec, why) == -1)
 		fail(jc, why);
+	umask(mask);
 	if (sethostname(JAIL_HOSTNAME, strlen(JAIL_HOSTNAME)) == -1)
 		fail_errno(jc, "set the host name");
 	drop_ids(jc);

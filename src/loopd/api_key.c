@@ -90,3 +90,33 @@ out:
 	close(fd);
 	return r;
 }
+
+int
+api_key_read_fd(int fd, char **ret, struct bx_error *err)
+{
+	char *buf;
+	size_t len = 0;
+	ssize_t n;
+
+	if ((buf = calloc(1, API_KEY_FILE_MAX + 1)) == NULL)
+		return bx_fail(err, "out of memory");
+	while (len < API_KEY_FILE_MAX) {
+		n = read(fd, buf + len, API_KEY_FILE_MAX - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len == 0 || len == API_KEY_FILE_MAX ||
+	    check_key("the launcher's key", buf, len, err) == -1) {
+		if (len == 0 || len == API_KEY_FILE_MAX)
+			bx_fail(err, "the model's key did not come whole from "
+			    "loopd's launcher");
+		explicit_bzero(buf, len);
+		free(buf);
+		return -1;
+	}
+	*ret = buf;
+	return 0;
+}

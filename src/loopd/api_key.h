@@ -18,6 +18,11 @@
 #define API_KEY_FILE_MAX	4096
 
 int	api_key_load(const char *path, char **ret, struct bx_error *err);
+/*
+ * The key from a descriptor, to its end: loopd's launcher passes it to
+ * the jailed turn loop through a pipe. The descriptor is left open.
+ */
+int	api_key_read_fd(int fd, char **ret, struct bx_error *err);
 void	api_key_free(char *key);
 
 #endif

@@ -69,7 +69,7 @@ add_dir_of(struct jail_plan *p, const char *path, const struct grant *g,
 		return bx_fail(err, "%s: a socket of loopd's jail needs a "
 		    "directory of its own", path);
 	*slash = '\0';
-	if (bx_mkdir_private(dir, err) == -1)
+	if (bx_mkdir_parents(path, err) == -1)
 		return -1;
 	return add(p, dir, g, err);
 }
@@ -83,7 +83,8 @@ add_home_dir(struct jail_plan *p, const char *home, const char *rel,
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", home, rel) >=
 	    sizeof(dir))
 		return bx_fail(err, "%s/%s: the path is too long", home, rel);
-	if (bx_mkdir_private(dir, err) == -1)
+	if (bx_mkdir_parents(dir, err) == -1 ||
+	    bx_mkdir_private(dir, err) == -1)
 		return -1;
 	return add(p, dir, g, err);
 }

@@ -1,28 +1,48 @@
 /*
  * loopd: the turn loop's program. `loopd serve [--config PATH]` loads
- * loopd.toml, runs the self-test, and serves loop.sock until SIGTERM or
- * SIGINT. The only place loopd prints: one line per event on stderr,
- * each starting "loopd: ".
+ * loopd.toml and runs the self-test; then, with [jail] mode on (the
+ * default), it becomes the launcher (launcher.h), which starts the turn
+ * loop in its jail as `loopd serve --config PATH --in-jail OWNER_UID`;
+ * that, or with the jail off this process itself, serves loop.sock until
+ * SIGTERM or SIGINT. The only place loopd prints: one line per event on
+ * stderr, each starting "loopd: ".
  */
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
 #include "loopd/api_key.h"
 #include "loopd/broker_port.h"
 #include "loopd/config.h"
+#include "loopd/jail_plan.h"
+#include "loopd/launcher.h"
 #include "loopd/model.h"
 #include "loopd/selftest.h"
 #include "loopd/serve.h"
+#include "proto/acl.h"
+#include "proto/defaults.h"
 #include "proto/help.h"
+
+#define RUNBOOK_JAIL_OFF	"see docs/runbook.md#jail-off"
+
+/* What the launcher tells the jailed turn loop. */
+struct jailed {
+	bool	j_in_jail;
+	uid_t	j_owner;
+};
 
 /*
  * The stop flag. Turn threads read it too, so it is an atomic rather than
@@ -94,8 +114,54 @@ setup_signals(sigset_t *wait_mask)
 	sigdelset(wait_mask, SIGINT);
 }
 
+/* The model's key: from its file, or in the jail from the launcher. */
 static int
-serve(const struct loop_config *cfg)
+load_key(const struct loop_config *cfg, const struct jailed *j, char **ret,
+    struct bx_error *err)
+{
+	*ret = NULL;
+	if (cfg->lc_api_key_file == NULL)
+		return 0;
+	if (j->j_in_jail)
+		return api_key_read_fd(LAUNCHER_KEY_FD, ret, err);
+	return api_key_load(cfg->lc_api_key_file, ret, err);
+}
+
+static int
+make_model(const struct loop_config *cfg, const struct jailed *j,
+    struct model_client **ret, struct bx_error *err)
+{
+	char relay[PATH_MAX];
+	char *key;
+	int r;
+
+	if (load_key(cfg, j, &key, err) == -1)
+		return -1;
+	/* The client keeps its own copy, as the header it sends. */
+	r = model_client_new(cfg->lc_model_url, cfg->lc_model, key,
+	    cfg->lc_timeout_s, &stop, ret, err);
+	api_key_free(key);
+	if (r == -1 || !j->j_in_jail)
+		return r;
+	snprintf(relay, sizeof(relay), "%s/%s", cfg->lc_home, JAIL_PLAN_RELAY);
+	return model_client_via(*ret, relay, err);
+}
+
+/* In the jail, the owner is not loopd's uid: loop.sock's ACL lets it in. */
+static int
+open_loop_sock(const struct loop_config *cfg, const struct jailed *j,
+    int *fd, struct bx_unix_file *made, struct bx_error *err)
+{
+	if (loop_serve_bind(cfg->lc_loop_socket, fd, made, err) == -1)
+		return -1;
+	if (!j->j_in_jail || j->j_owner == 0)
+		return 0;
+	return bx_acl_allow(cfg->lc_loop_socket, j->j_owner, BX_ACL_READ |
+	    BX_ACL_WRITE, false, err);
+}
+
+static int
+serve(const struct loop_config *cfg, const struct jailed *j)
 {
 	struct model_client *model = NULL;
 	struct bport *bp = NULL;
@@ -104,19 +170,9 @@ serve(const struct loop_config *cfg)
 	struct bx_unix_file made;
 	struct bx_error err;
 	sigset_t wait_mask;
-	char *key = NULL;
-	bool keyed;
-	int fd, made_client, rc = 1;
+	int fd, rc = 1;
 
-	if (cfg->lc_api_key_file != NULL &&
-	    api_key_load(cfg->lc_api_key_file, &key, &err) == -1)
-		goto fail;
-	keyed = key != NULL;
-	/* The client keeps its own copy, as the header it sends. */
-	made_client = model_client_new(cfg->lc_model_url, cfg->lc_model, key,
-	    cfg->lc_timeout_s, &stop, &model, &err);
-	api_key_free(key);
-	if (made_client == -1)
+	if (make_model(cfg, j, &model, &err) == -1)
 		goto fail;
 	memset(&env, 0, sizeof(env));
 	env.te_home = cfg->lc_home;
@@ -135,11 +191,12 @@ serve(const struct loop_config *cfg)
 		    "http_fetch fails with \"no tool broker is configured\"; "
 		    "see docs/runbook.md#no-tool-broker\n");
 	setup_signals(&wait_mask);
-	if (loop_serve_bind(cfg->lc_loop_socket, &fd, &made, &err) == -1)
+	if (open_loop_sock(cfg, j, &fd, &made, &err) == -1)
 		goto fail;
-	fprintf(stderr, "loopd: serving %s (model %s at %s%s)\n",
+	fprintf(stderr, "loopd: serving %s (model %s at %s%s%s)\n",
 	    cfg->lc_loop_socket, cfg->lc_model, cfg->lc_model_url,
-	    keyed ? ", with the key in [model] api_key_file" : "");
+	    cfg->lc_api_key_file != NULL ? ", with the key in [model] "
+	    "api_key_file" : "", j->j_in_jail ? ", through the relay" : "");
 	if (loop_serve_run(fd, cfg->lc_loop_socket, &made, &env, &stop,
 	    &wait_mask, &err) == -1)
 		goto fail;
@@ -154,10 +211,102 @@ out:
 	return rc;
 }
 
+/*
+ * `--in-jail` is the launcher's word, not the owner's: a turn loop told it
+ * is jailed must be, or the owner's uid would serve loop.sock unjailed.
+ */
+static int
+check_jailed(const struct jailed *j, struct bx_error *err)
+{
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1 || getuid() == 0 ||
+	    getuid() == j->j_owner)
+		return bx_fail(err, "--in-jail is for loopd's launcher: this "
+		    "process (uid %u) is not in loopd's jail; run `loopd "
+		    "serve` and it builds the jail", (unsigned)getuid());
+	return 0;
+}
+
+/* The configuration file's absolute path, for the jail to bind. */
+static int
+config_path(const char *given, char ret[PATH_MAX], struct bx_error *err)
+{
+	char path[BX_PATH_MAX + 1];
+
+	if (given == NULL) {
+		if (bx_defaults_config_file("loopd", path, err) == -1)
+			return -1;
+		given = path;
+	}
+	if (realpath(given, ret) == NULL)
+		return bx_fail(err, "%s: %s", given, strerror(errno));
+	return 0;
+}
+
+static int
+run(const struct loop_config *cfg, const char *given, const struct jailed *j)
+{
+	char path[PATH_MAX];
+	struct bx_error err;
+	int rc;
+
+	if (j->j_in_jail && check_jailed(j, &err) == -1)
+		goto fail;
+	if (!j->j_in_jail && !cfg->lc_jail_off) {
+		if (config_path(given, path, &err) == -1)
+			goto fail;
+		return launcher_run(cfg, path, print_line, NULL);
+	}
+	if (cfg->lc_jail_off)
+		fprintf(stderr, "loopd: [jail] mode is \"off\": the turn loop "
+		    "runs as you, and a bug in it is your whole account; "
+		    RUNBOOK_JAIL_OFF "\n");
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		fprintf(stderr, "loopd: libcurl could not start\n");
+		return 1;
+	}
+	rc = serve(cfg, j);
+	curl_global_cleanup();
+	return rc;
+fail:
+	fprintf(stderr, "loopd: %s\n", err.msg);
+	return 1;
+}
+
+/* serve [--config PATH [--in-jail OWNER_UID]]; NULL when not that. */
+static bool
+parse_args(int argc, char **argv, const char **ret_config, struct jailed *j)
+{
+	char *end;
+	unsigned long owner;
+
+	*ret_config = NULL;
+	memset(j, 0, sizeof(*j));
+	if (argc < 2 || strcmp(argv[1], "serve") != 0 ||
+	    (argc != 2 && argc != 4 && argc != 6))
+		return false;
+	if (argc >= 4) {
+		if (strcmp(argv[2], "--config") != 0)
+			return false;
+		*ret_config = argv[3];
+	}
+	if (argc == 6) {
+		errno = 0;
+		owner = strtoul(argv[5], &end, 10);
+		if (strcmp(argv[4], "--in-jail") != 0 || *end != '\0' ||
+		    errno != 0 || owner > UINT32_MAX - 1)
+			return false;
+		j->j_in_jail = true;
+		j->j_owner = (uid_t)owner;
+	}
+	return true;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct loop_config *cfg;
+	struct jailed jailed;
+	const char *given;
 	struct bx_error err;
 	int rc;
 
@@ -165,11 +314,10 @@ main(int argc, char **argv)
 		print_usage(stdout);
 		return 0;
 	}
-	if ((argc != 2 && argc != 4) || strcmp(argv[1], "serve") != 0 ||
-	    (argc == 4 && strcmp(argv[2], "--config") != 0))
+	if (!parse_args(argc, argv, &given, &jailed))
 		return usage();
 	umask(077);
-	if (loop_config_load(argc == 4 ? argv[3] : NULL, &cfg, &err) == -1) {
+	if (loop_config_load(given, &cfg, &err) == -1) {
 		fprintf(stderr, "loopd: %s\n", err.msg);
 		return 1;
 	}
@@ -178,13 +326,7 @@ main(int argc, char **argv)
 		loop_config_free(cfg);
 		return 1;
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		fprintf(stderr, "loopd: libcurl could not start\n");
-		loop_config_free(cfg);
-		return 1;
-	}
-	rc = serve(cfg);
-	curl_global_cleanup();
+	rc = run(cfg, given, &jailed);
 	loop_config_free(cfg);
 	return rc;
 }

@@ -27,6 +27,7 @@ struct model_client {
 	char				*mc_url;	/* the full endpoint */
 	char				*mc_model;
 	char				*mc_auth;	/* its header, or NULL */
+	char				*mc_via;	/* a Unix socket, or NULL */
 	long				 mc_timeout_s;
 	const atomic_int		*mc_cancel;
 };
@@ -81,10 +82,24 @@ model_client_free(struct model_client *mc)
 		return;
 	free(mc->mc_url);
 	free(mc->mc_model);
+	free(mc->mc_via);
 	if (mc->mc_auth != NULL)
 		explicit_bzero(mc->mc_auth, strlen(mc->mc_auth));
 	free(mc->mc_auth);
 	free(mc);
+}
+
+int
+model_client_via(struct model_client *mc, const char *path,
+    struct bx_error *err)
+{
+	char *copy;
+
+	if ((copy = strdup(path)) == NULL)
+		return bx_fail(err, "out of memory");
+	free(mc->mc_via);
+	mc->mc_via = copy;
+	return 0;
 }
 
 json_t *
@@ -233,6 +248,8 @@ perform(struct model_client *mc, const char *req, struct body *b,
 		return bx_fail(err, "out of memory");
 	}
 	curl_easy_setopt(c, CURLOPT_URL, mc->mc_url);
+	if (mc->mc_via != NULL)
+		curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, mc->mc_via);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);

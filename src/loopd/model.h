@@ -80,6 +80,15 @@ int	model_client_new(const char *base_url, const char *model,
 	    struct model_client **ret, struct bx_error *err);
 void	model_client_free(struct model_client *);
 
+/*
+ * Sends every request through the Unix socket at path (loopd's jail
+ * reaches the model only through the launcher's relay) instead of
+ * connecting to the URL's host; the URL still names the host and port for
+ * HTTP and TLS, which stay end to end. path is copied.
+ */
+int	model_client_via(struct model_client *, const char *path,
+	    struct bx_error *err);
+
 /* The request body for messages and tools. New reference, or NULL. */
 json_t	*model_request(const struct model_client *, const json_t *messages,
 	    const json_t *tools);

@@ -72,25 +72,6 @@ bx_unix_connect(const char *path, int flags, int *ret_fd,
 	return 0;
 }
 
-/* Creates every missing directory above path with mode 0700. */
-static int
-make_parents(const char *path, struct bx_error *err)
-{
-	char dir[PATH_MAX], *p;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	if ((p = strrchr(dir, '/')) == NULL || p == dir)
-		return 0;
-	*p = '\0';
-	for (p = strchr(dir + 1, '/'); p != NULL; p = strchr(p + 1, '/')) {
-		*p = '\0';
-		if (bx_mkdir_private(dir, err) == -1)
-			return -1;
-		*p = '/';
-	}
-	return bx_mkdir_private(dir, err);
-}
-
 /* Removes a socket file nobody listens on; refuses a live one or a file. */
 static int
 remove_stale(const char *path, struct bx_error *err)
@@ -136,7 +117,7 @@ bx_unix_listen(const char *path, int backlog, int flags, int *ret_fd,
 	struct stat st;
 	int fd;
 
-	if (address(path, &sun, err) == -1 || make_parents(path, err) == -1 ||
+	if (address(path, &sun, err) == -1 || bx_mkdir_parents(path, err) == -1 ||
 	    remove_stale(path, err) == -1 ||
 	    (fd = new_socket(flags, err)) == -1)
 		return -1;

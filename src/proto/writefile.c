@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -71,4 +73,23 @@ bx_mkdir_private(const char *dir, struct bx_error *err)
 		return mkdir_failed(dir, err);
 	}
 	return 0;
+}
+
+int
+bx_mkdir_parents(const char *path, struct bx_error *err)
+{
+	char dir[PATH_MAX], *p;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s", path) >= sizeof(dir))
+		return bx_fail(err, "%s: the path is too long", path);
+	if ((p = strrchr(dir, '/')) == NULL || p == dir)
+		return 0;
+	*p = '\0';
+	for (p = strchr(dir + 1, '/'); p != NULL; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (bx_mkdir_private(dir, err) == -1)
+			return -1;
+		*p = '/';
+	}
+	return bx_mkdir_private(dir, err);
 }

@@ -27,5 +27,7 @@ int	bx_fsync_dir(const char *dir);
  * ENOTDIR. err (NULL is allowed) names dir and what is wrong.
  */
 int	bx_mkdir_private(const char *dir, struct bx_error *err);
+/* bx_mkdir_private for every missing directory above path. */
+int	bx_mkdir_parents(const char *path, struct bx_error *err);
 
 #endif
