@@ -36,6 +36,28 @@ listen_on(struct serve *s, int i, const char *path, struct bx_error *err)
 	    &s->s_listen[i], &s->s_file[i], err);
 }
 
+/*
+ * Who each socket serves (serve.h): admin.sock never loopd's jail uid,
+ * whatever the file modes let through.
+ */
+static int
+make_rules(struct serve *s, struct bx_error *err)
+{
+	struct bx_peer_rule *b = &s->s_rule[SOCK_BROKER];
+	struct bx_peer_rule *a = &s->s_rule[SOCK_ADMIN];
+
+	bx_peer_rule_init(b, sock_names[SOCK_BROKER]);
+	bx_peer_rule_init(a, sock_names[SOCK_ADMIN]);
+	if (s->s_cfg.has_loop_uid &&
+	    bx_peer_rule_add(b, s->s_cfg.loop_uid, err) == -1)
+		return -1;
+	if (bx_peer_rule_add(b, geteuid(), err) == -1 ||
+	    bx_peer_rule_add(a, geteuid(), err) == -1 ||
+	    bx_peer_rule_add(a, 0, err) == -1)
+		return -1;
+	return 0;
+}
+
 struct serve *
 serve_new(const struct serve_config *cfg, struct bx_error *err)
 {
@@ -74,6 +96,8 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 		bx_fail(err, "serve: out of memory");
 		goto fail;
 	}
+	if (make_rules(s, err) == -1)
+		goto fail;
 	if (pipe2(s->s_wake, O_CLOEXEC | O_NONBLOCK) == -1) {
 		bx_fail(err, "serve: pipe: %s", strerror(errno));
 		goto fail;

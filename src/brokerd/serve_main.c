@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,7 +24,9 @@
 #include "brokerd/runner/runner.h"
 #include "brokerd/sdnotify.h"
 #include "brokerd/serve.h"
+#include "proto/acl.h"
 #include "proto/clock.h"
+#include "proto/jailid.h"
 
 
 struct daemon {
@@ -163,6 +166,57 @@ start_runner(struct daemon *d, const struct broker_log *log,
 	return 0;
 }
 
+/*
+ * loopd's jail uid, which broker.sock serves besides brokerd's own
+ * (roles.md section 4), worked out as loopd and bxctl work it out. Without
+ * it broker.sock serves brokerd's own uid only: a loopd that runs as
+ * brokerd's user still works; a jailed one is refused and says so.
+ */
+static void
+find_loop_uid(struct serve_config *sc, FILE *errs)
+{
+	struct bx_jail_id id;
+	struct bx_error err;
+
+	if (bx_jail_identity(geteuid(), &id, &err) == -1) {
+		fprintf(errs, "brokerd: loopd's jail uid is unknown, so "
+		    "broker.sock serves uid %u only: %s\n",
+		    (unsigned)geteuid(), err.msg);
+		return;
+	}
+	sc->has_loop_uid = true;
+	sc->loop_uid = id.ji_uid;
+}
+
+/*
+ * broker.sock stays 0600 in a 0700 directory; loopd's jail uid passes both
+ * through an ACL entry of its own, given after each bind (the socket file
+ * is new every start). A failure is a warning, not the end: brokerd still
+ * serves the owner, and the jailed loopd says it cannot connect.
+ * admin.sock never gets such an entry.
+ */
+static void
+open_to_loop(const struct serve_config *sc, FILE *errs)
+{
+	char dir[PATH_MAX];
+	struct bx_error err;
+	char *slash;
+
+	if (!sc->has_loop_uid)
+		return;
+	snprintf(dir, sizeof(dir), "%s", sc->broker_socket);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		slash[slash == dir ? 1 : 0] = '\0';
+	if (bx_acl_allow(dir, sc->loop_uid, BX_ACL_EXEC, false, &err) == -1 ||
+	    bx_acl_allow(sc->broker_socket, sc->loop_uid,
+	    BX_ACL_READ | BX_ACL_WRITE, false, &err) == -1)
+		fprintf(errs, "brokerd: warning: loopd's jail (uid %u) cannot "
+		    "reach broker.sock: %s\n", (unsigned)sc->loop_uid,
+		    err.msg);
+}
+
 /* Everything but the audit log; prints its own failure. */
 static int
 start(struct daemon *d, const struct broker_log *log, const char *config_path,
@@ -202,8 +256,10 @@ start(struct daemon *d, const struct broker_log *log, const char *config_path,
 	sc.admin_socket = d->d_cfg->c_admin_socket;
 	sc.broker = d->d_broker;
 	sc.stop_fd = d->d_sigfd;
+	find_loop_uid(&sc, errs);
 	if ((d->d_serve = serve_new(&sc, &err)) == NULL)
 		goto fail;
+	open_to_loop(&sc, errs);
 	return 0;
 fail:
 	fprintf(errs, "brokerd: %s\n", err.msg);
