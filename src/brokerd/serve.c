@@ -13,6 +13,8 @@
  * (its hash context, OpenSSL's error state) must have run before brokerd
  * frees what they use or exits, or they race the exit.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@
 #include "brokerd/admin.h"
 #include "brokerd/serve_impl.h"
 #include "brokerd/serve_socket.h"
+#include "proto/acl.h"
 #include "proto/clock.h"
 
 static const char *sock_names[SOCK_COUNT] = { "broker.sock", "admin.sock" };
@@ -109,6 +112,39 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 fail:
 	serve_free(s);
 	return NULL;
+}
+
+int
+serve_open_to_loop(struct serve *s, struct bx_error *err)
+{
+	struct bx_unix_file *made = &s->s_file[SOCK_BROKER];
+	const char *path = s->s_path[SOCK_BROKER];
+	uid_t uid = s->s_cfg.loop_uid;
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!s->s_cfg.has_loop_uid)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		slash[slash == dir ? 1 : 0] = '\0';
+	if (bx_acl_allow(dir, uid, BX_ACL_EXEC, false, err) == -1 ||
+	    bx_acl_allow(path, uid, BX_ACL_READ | BX_ACL_WRITE, false,
+	    err) == -1)
+		return bx_error_prefix(err, "loopd's jail (uid %u) cannot "
+		    "connect to broker.sock", (unsigned)uid);
+	/*
+	 * The entry changed the socket's ctime; it is still the file we
+	 * made, and the one stopping must remove.
+	 */
+	if (stat(path, &st) == -1 || st.st_dev != made->uf_dev ||
+	    st.st_ino != made->uf_ino)
+		return bx_fail(err, "%s was replaced while brokerd started",
+		    path);
+	made->uf_ctime = st.st_ctim;
+	return 0;
 }
 
 /* Closes the listeners and removes the sockets we made (not a successor's). */

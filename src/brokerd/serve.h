@@ -94,6 +94,14 @@ struct serve;
 struct serve	*serve_new(const struct serve_config *, struct bx_error *);
 
 /*
+ * broker.sock stays 0600 in a 0700 directory; loopd's jail uid (if known)
+ * passes both through an ACL entry of its own, given here after each bind
+ * (the socket file is new every start). admin.sock never gets one. On
+ * failure err names the path and says the jailed loopd cannot connect.
+ */
+int	 serve_open_to_loop(struct serve *, struct bx_error *);
+
+/*
  * Serves until stop_fd is readable or serve_stop is called, then stops
  * cleanly: no new connection or request is taken, pending approvals are
  * abandoned, calls in progress finish (so no record is torn), and the

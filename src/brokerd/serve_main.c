@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,7 +23,6 @@
 #include "brokerd/runner/runner.h"
 #include "brokerd/sdnotify.h"
 #include "brokerd/serve.h"
-#include "proto/acl.h"
 #include "proto/clock.h"
 #include "proto/jailid.h"
 
@@ -188,35 +186,6 @@ find_loop_uid(struct serve_config *sc, FILE *errs)
 	sc->loop_uid = id.ji_uid;
 }
 
-/*
- * broker.sock stays 0600 in a 0700 directory; loopd's jail uid passes both
- * through an ACL entry of its own, given after each bind (the socket file
- * is new every start). A failure is a warning, not the end: brokerd still
- * serves the owner, and the jailed loopd says it cannot connect.
- * admin.sock never gets such an entry.
- */
-static void
-open_to_loop(const struct serve_config *sc, FILE *errs)
-{
-	char dir[PATH_MAX];
-	struct bx_error err;
-	char *slash;
-
-	if (!sc->has_loop_uid)
-		return;
-	snprintf(dir, sizeof(dir), "%s", sc->broker_socket);
-	if ((slash = strrchr(dir, '/')) == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		slash[slash == dir ? 1 : 0] = '\0';
-	if (bx_acl_allow(dir, sc->loop_uid, BX_ACL_EXEC, false, &err) == -1 ||
-	    bx_acl_allow(sc->broker_socket, sc->loop_uid,
-	    BX_ACL_READ | BX_ACL_WRITE, false, &err) == -1)
-		fprintf(errs, "brokerd: warning: loopd's jail (uid %u) cannot "
-		    "reach broker.sock: %s\n", (unsigned)sc->loop_uid,
-		    err.msg);
-}
-
 /* Everything but the audit log; prints its own failure. */
 static int
 start(struct daemon *d, const struct broker_log *log, const char *config_path,
@@ -259,7 +228,9 @@ start(struct daemon *d, const struct broker_log *log, const char *config_path,
 	find_loop_uid(&sc, errs);
 	if ((d->d_serve = serve_new(&sc, &err)) == NULL)
 		goto fail;
-	open_to_loop(&sc, errs);
+	/* Not fatal: brokerd still serves the owner; the jailed loopd says so. */
+	if (serve_open_to_loop(d->d_serve, &err) == -1)
+		fprintf(errs, "brokerd: warning: %s\n", err.msg);
 	return 0;
 fail:
 	fprintf(errs, "brokerd: %s\n", err.msg);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -101,6 +102,7 @@ serve(const struct loop_config *cfg)
 	struct bport *bp = NULL;
 	struct tool_port port;
 	struct turn_env env;
+	struct bx_peer_rule peers;
 	struct bx_unix_file made;
 	struct bx_error err;
 	sigset_t wait_mask;
@@ -134,14 +136,19 @@ serve(const struct loop_config *cfg)
 		    "every call of read_file, write_file, shell and "
 		    "http_fetch fails with \"no tool broker is configured\"; "
 		    "see docs/runbook.md#no-tool-broker\n");
+	/* The owner (loopd's own uid while it runs as the owner) and root. */
+	bx_peer_rule_init(&peers, "loop.sock");
+	if (bx_peer_rule_add(&peers, geteuid(), &err) == -1 ||
+	    bx_peer_rule_add(&peers, 0, &err) == -1)
+		goto fail;
 	setup_signals(&wait_mask);
 	if (loop_serve_bind(cfg->lc_loop_socket, &fd, &made, &err) == -1)
 		goto fail;
 	fprintf(stderr, "loopd: serving %s (model %s at %s%s)\n",
 	    cfg->lc_loop_socket, cfg->lc_model, cfg->lc_model_url,
 	    keyed ? ", with the key in [model] api_key_file" : "");
-	if (loop_serve_run(fd, cfg->lc_loop_socket, &made, &env, &stop,
-	    &wait_mask, &err) == -1)
+	if (loop_serve_run(fd, cfg->lc_loop_socket, &made, &env, &peers,
+	    &stop, &wait_mask, &err) == -1)
 		goto fail;
 	fprintf(stderr, "loopd: stopped\n");
 	rc = 0;
