@@ -228,7 +228,7 @@ start(struct daemon *d, const struct broker_log *log, const char *config_path,
 	find_loop_uid(&sc, errs);
 	if ((d->d_serve = serve_new(&sc, &err)) == NULL)
 		goto fail;
-	/* Not fatal: brokerd still serves the owner; the jailed loopd says so. */
+	/* Not fatal: the owner is still served; the jailed loopd says so. */
 	if (serve_open_to_loop(d->d_serve, &err) == -1)
 		fprintf(errs, "brokerd: warning: %s\n", err.msg);
 	return 0;

@@ -204,7 +204,8 @@ peer_served(struct server *s, int fd)
 		return true;
 	if (bx_peer_seen_first(&s->s_seen, uid) && env->te_log != NULL)
 		env->te_log(env->te_log_arg, err.msg);
-	send_error(fd, BX_CODE_FORBIDDEN, err.msg, LOOP_SERVE_REFUSE_TIMEOUT_MS);
+	send_error(fd, BX_CODE_FORBIDDEN, err.msg,
+	    LOOP_SERVE_REFUSE_TIMEOUT_MS);
 	close(fd);
 	return false;
 }

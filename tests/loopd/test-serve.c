@@ -422,7 +422,8 @@ test_stop_leaves_a_successors_socket(void **state)
 static void
 test_peer_check(void **state)
 {
-	const char *hi = "{\"kind\":\"chat\",\"session\":null,\"text\":\"hi\"}\n";
+	const char *hi =
+	    "{\"kind\":\"chat\",\"session\":null,\"text\":\"hi\"}\n";
 	struct server s;
 	struct bx_msg *m;
 
