@@ -13,6 +13,8 @@
  * (its hash context, OpenSSL's error state) must have run before brokerd
  * frees what they use or exits, or they race the exit.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@
 #include "brokerd/admin.h"
 #include "brokerd/serve_impl.h"
 #include "brokerd/serve_socket.h"
+#include "proto/acl.h"
 #include "proto/clock.h"
 
 static const char *sock_names[SOCK_COUNT] = { "broker.sock", "admin.sock" };
@@ -34,6 +37,28 @@ listen_on(struct serve *s, int i, const char *path, struct bx_error *err)
 	snprintf(s->s_path[i], sizeof(s->s_path[i]), "%s", path);
 	return bx_unix_listen(path, SERVE_BACKLOG, BX_UNIX_NONBLOCK,
 	    &s->s_listen[i], &s->s_file[i], err);
+}
+
+/*
+ * Who each socket serves (serve.h): admin.sock never loopd's jail uid,
+ * whatever the file modes let through.
+ */
+static int
+make_rules(struct serve *s, struct bx_error *err)
+{
+	struct bx_peer_rule *b = &s->s_rule[SOCK_BROKER];
+	struct bx_peer_rule *a = &s->s_rule[SOCK_ADMIN];
+
+	bx_peer_rule_init(b, sock_names[SOCK_BROKER]);
+	bx_peer_rule_init(a, sock_names[SOCK_ADMIN]);
+	if (s->s_cfg.has_loop_uid &&
+	    bx_peer_rule_add(b, s->s_cfg.loop_uid, err) == -1)
+		return -1;
+	if (bx_peer_rule_add(b, geteuid(), err) == -1 ||
+	    bx_peer_rule_add(a, geteuid(), err) == -1 ||
+	    bx_peer_rule_add(a, 0, err) == -1)
+		return -1;
+	return 0;
 }
 
 struct serve *
@@ -74,6 +99,8 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 		bx_fail(err, "serve: out of memory");
 		goto fail;
 	}
+	if (make_rules(s, err) == -1)
+		goto fail;
 	if (pipe2(s->s_wake, O_CLOEXEC | O_NONBLOCK) == -1) {
 		bx_fail(err, "serve: pipe: %s", strerror(errno));
 		goto fail;
@@ -85,6 +112,39 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 fail:
 	serve_free(s);
 	return NULL;
+}
+
+int
+serve_open_to_loop(struct serve *s, struct bx_error *err)
+{
+	struct bx_unix_file *made = &s->s_file[SOCK_BROKER];
+	const char *path = s->s_path[SOCK_BROKER];
+	uid_t uid = s->s_cfg.loop_uid;
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!s->s_cfg.has_loop_uid)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		slash[slash == dir ? 1 : 0] = '\0';
+	if (bx_acl_allow(dir, uid, BX_ACL_EXEC, false, err) == -1 ||
+	    bx_acl_allow(path, uid, BX_ACL_READ | BX_ACL_WRITE, false,
+	    err) == -1)
+		return bx_error_prefix(err, "loopd's jail (uid %u) cannot "
+		    "connect to broker.sock", (unsigned)uid);
+	/*
+	 * The entry changed the socket's ctime; it is still the file we
+	 * made, and the one stopping must remove.
+	 */
+	if (stat(path, &st) == -1 || st.st_dev != made->uf_dev ||
+	    st.st_ino != made->uf_ino)
+		return bx_fail(err, "%s was replaced while brokerd started",
+		    path);
+	made->uf_ctime = st.st_ctim;
+	return 0;
 }
 
 /* Closes the listeners and removes the sockets we made (not a successor's). */

@@ -23,6 +23,16 @@
  * see docs/runbook.md#socket-forbidden. Open connections and calls in
  * progress are bounded; past a bound the answer is error busy.
  *
+ * Before anything is read from a connection, its peer's uid (SO_PEERCRED,
+ * proto/peercred.h) must be one the socket serves (roles.md section 4):
+ *
+ *	admin.sock	brokerd's own uid, and root; never loopd's jail uid
+ *	broker.sock	loopd's jail uid (loop_uid), and brokerd's own uid
+ *
+ * Any other peer gets error forbidden naming the socket, its uid and
+ * runbook socket-forbidden, and is closed; it takes no connection slot.
+ * The refusal is printed once per uid and socket (BX_PEER_SEEN_MAX uids).
+ *
  * serve.c is the only file of brokerd that starts threads: the workers,
  * at most one per call in progress, kept while calls keep coming and
  * ended after SERVE_WORKER_IDLE_MS without one; and the approvals expiry
@@ -35,6 +45,9 @@
 #ifndef BROKERD_SERVE_H
 #define BROKERD_SERVE_H
 
+#include <sys/types.h>
+
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -68,11 +81,25 @@ struct serve_config {
 	size_t		 wait_budget;		/* 0: SERVE_WAIT_BUDGET */
 	int		 worker_idle_ms;	/* 0: SERVE_WORKER_IDLE_MS */
 	int		 stop_fd;		/* readable means stop; -1: none */
+	/*
+	 * loopd's jail uid, served on broker.sock; has_loop_uid false (its
+	 * lookup failed): broker.sock serves brokerd's own uid only.
+	 */
+	bool		 has_loop_uid;
+	uid_t		 loop_uid;
 };
 
 struct serve;
 
 struct serve	*serve_new(const struct serve_config *, struct bx_error *);
+
+/*
+ * broker.sock stays 0600 in a 0700 directory; loopd's jail uid (if known)
+ * passes both through an ACL entry of its own, given here after each bind
+ * (the socket file is new every start). admin.sock never gets one. On
+ * failure err names the path and says the jailed loopd cannot connect.
+ */
+int	 serve_open_to_loop(struct serve *, struct bx_error *);
 
 /*
  * Serves until stop_fd is readable or serve_stop is called, then stops

@@ -20,6 +20,7 @@
 #include "brokerd/serve.h"
 #include "proto/frame.h"
 #include "proto/message.h"
+#include "proto/peercred.h"
 #include "proto/unixsock.h"
 
 enum { SOCK_BROKER, SOCK_ADMIN, SOCK_COUNT };
@@ -46,8 +47,10 @@ struct serve {
 	char			 s_path[SOCK_COUNT][PATH_MAX];
 	struct bx_unix_file	 s_file[SOCK_COUNT];
 	int			 s_listen[SOCK_COUNT];
+	struct bx_peer_rule	 s_rule[SOCK_COUNT];	/* who each serves */
 	int			 s_wake[2];
 	/* The poll loop's alone. */
+	struct bx_peer_seen	 s_seen[SOCK_COUNT];	/* refusals printed */
 	struct conn		**s_waiting;
 	size_t			 s_nwaiting;
 	size_t			 s_charged;	/* wait budget in use */

@@ -24,6 +24,7 @@
 #include "brokerd/sdnotify.h"
 #include "brokerd/serve.h"
 #include "proto/clock.h"
+#include "proto/jailid.h"
 
 
 struct daemon {
@@ -163,6 +164,28 @@ start_runner(struct daemon *d, const struct broker_log *log,
 	return 0;
 }
 
+/*
+ * loopd's jail uid, which broker.sock serves besides brokerd's own
+ * (roles.md section 4), worked out as loopd and bxctl work it out. Without
+ * it broker.sock serves brokerd's own uid only: a loopd that runs as
+ * brokerd's user still works; a jailed one is refused and says so.
+ */
+static void
+find_loop_uid(struct serve_config *sc, FILE *errs)
+{
+	struct bx_jail_id id;
+	struct bx_error err;
+
+	if (bx_jail_identity(geteuid(), &id, &err) == -1) {
+		fprintf(errs, "brokerd: loopd's jail uid is unknown, so "
+		    "broker.sock serves uid %u only: %s\n",
+		    (unsigned)geteuid(), err.msg);
+		return;
+	}
+	sc->has_loop_uid = true;
+	sc->loop_uid = id.ji_uid;
+}
+
 /* Everything but the audit log; prints its own failure. */
 static int
 start(struct daemon *d, const struct broker_log *log, const char *config_path,
@@ -202,8 +225,12 @@ start(struct daemon *d, const struct broker_log *log, const char *config_path,
 	sc.admin_socket = d->d_cfg->c_admin_socket;
 	sc.broker = d->d_broker;
 	sc.stop_fd = d->d_sigfd;
+	find_loop_uid(&sc, errs);
 	if ((d->d_serve = serve_new(&sc, &err)) == NULL)
 		goto fail;
+	/* Not fatal: the owner is still served; the jailed loopd says so. */
+	if (serve_open_to_loop(d->d_serve, &err) == -1)
+		fprintf(errs, "brokerd: warning: %s\n", err.msg);
 	return 0;
 fail:
 	fprintf(errs, "brokerd: %s\n", err.msg);

@@ -140,6 +140,26 @@ conn_new(struct serve *s, int which, int fd)
 }
 
 /*
+ * Whether fd's peer is a uid socket which serves. If not, before a byte of
+ * it is read, it gets error forbidden and is closed; the refusal is
+ * printed the first time its uid is refused there.
+ */
+static bool
+peer_served(struct serve *s, int which, int fd)
+{
+	struct bx_error err;
+	uid_t uid;
+
+	if (bx_peer_check(fd, &s->s_rule[which], &uid, &err) == 0)
+		return true;
+	if (bx_peer_seen_first(&s->s_seen[which], uid))
+		broker_log(s->s_cfg.broker, "brokerd: %s", err.msg);
+	serve_refuse(fd, BX_CODE_FORBIDDEN, err.msg, SERVE_REFUSE_TIMEOUT_MS);
+	close(fd);
+	return false;
+}
+
+/*
  * Accepts every pending connection and reads each at once: a client
  * writes its frame right after connecting, and one whose frame is already
  * in needs no second round of poll.
@@ -152,7 +172,8 @@ accept_all(struct serve *s, int which)
 
 	while ((fd = accept4(s->s_listen[which], NULL, NULL,
 	    SOCK_CLOEXEC | SOCK_NONBLOCK)) != -1) {
-		if ((c = conn_new(s, which, fd)) == NULL)
+		if (!peer_served(s, which, fd) ||
+		    (c = conn_new(s, which, fd)) == NULL)
 			continue;
 		s->s_waiting[s->s_nwaiting++] = c;
 		read_some(s, s->s_nwaiting - 1, POLLIN);

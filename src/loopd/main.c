@@ -167,6 +167,7 @@ serve(const struct loop_config *cfg, const struct jailed *j)
 	struct bport *bp = NULL;
 	struct tool_port port;
 	struct turn_env env;
+	struct bx_peer_rule peers;
 	struct bx_unix_file made;
 	struct bx_error err;
 	sigset_t wait_mask;
@@ -190,6 +191,12 @@ serve(const struct loop_config *cfg, const struct jailed *j)
 		    "every call of read_file, write_file, shell and "
 		    "http_fetch fails with \"no tool broker is configured\"; "
 		    "see docs/runbook.md#no-tool-broker\n");
+	/* The owner (the launcher's uid, or loopd's own unjailed) and root. */
+	bx_peer_rule_init(&peers, "loop.sock");
+	if (bx_peer_rule_add(&peers, j->j_in_jail ? j->j_owner : geteuid(),
+	    &err) == -1 ||
+	    bx_peer_rule_add(&peers, 0, &err) == -1)
+		goto fail;
 	setup_signals(&wait_mask);
 	if (open_loop_sock(cfg, j, &fd, &made, &err) == -1)
 		goto fail;
@@ -197,8 +204,8 @@ serve(const struct loop_config *cfg, const struct jailed *j)
 	    cfg->lc_loop_socket, cfg->lc_model, cfg->lc_model_url,
 	    cfg->lc_api_key_file != NULL ? ", with the key in [model] "
 	    "api_key_file" : "", j->j_in_jail ? ", through the relay" : "");
-	if (loop_serve_run(fd, cfg->lc_loop_socket, &made, &env, &stop,
-	    &wait_mask, &err) == -1)
+	if (loop_serve_run(fd, cfg->lc_loop_socket, &made, &env, &peers,
+	    &stop, &wait_mask, &err) == -1)
 		goto fail;
 	fprintf(stderr, "loopd: stopped\n");
 	rc = 0;

@@ -25,6 +25,8 @@
 
 struct server {
 	const struct turn_env	*s_env;
+	const struct bx_peer_rule *s_peers;
+	struct bx_peer_seen	 s_seen;	/* the accept loop's alone */
 	struct busy		*s_busy;
 	pthread_mutex_t		 s_lock;
 	pthread_cond_t		 s_done;
@@ -57,16 +59,23 @@ emit(void *arg, struct bx_msg *ev)
 	bx_msg_free(ev);
 }
 
+/* Best effort: the connection is being closed anyway. */
 static void
-answer_error(struct conn *c, enum bx_code code, const char *message)
+send_error(int fd, enum bx_code code, const char *message, int timeout_ms)
 {
 	struct bx_error err;
 	struct bx_msg *m;
 
 	if ((m = bx_msg_error(code, message)) == NULL)
 		return;
-	bx_msg_send(c->c_fd, m, LOOP_SERVE_WRITE_TIMEOUT_MS, &err);
+	bx_msg_send(fd, m, timeout_ms, &err);
 	bx_msg_free(m);
+}
+
+static void
+answer_error(struct conn *c, enum bx_code code, const char *message)
+{
+	send_error(c->c_fd, code, message, LOOP_SERVE_WRITE_TIMEOUT_MS);
 }
 
 /* Reads the chat frame; answers and returns NULL when there is none. */
@@ -179,6 +188,28 @@ start_conn(struct server *s, int fd)
 	pthread_mutex_unlock(&s->s_lock);
 }
 
+/*
+ * Whether fd's peer is a uid loop.sock serves. If not, before a byte of it
+ * is read, it gets error forbidden and is closed; the refusal is logged
+ * the first time its uid is refused.
+ */
+static bool
+peer_served(struct server *s, int fd)
+{
+	const struct turn_env *env = s->s_env;
+	struct bx_error err;
+	uid_t uid;
+
+	if (bx_peer_check(fd, s->s_peers, &uid, &err) == 0)
+		return true;
+	if (bx_peer_seen_first(&s->s_seen, uid) && env->te_log != NULL)
+		env->te_log(env->te_log_arg, err.msg);
+	send_error(fd, BX_CODE_FORBIDDEN, err.msg,
+	    LOOP_SERVE_REFUSE_TIMEOUT_MS);
+	close(fd);
+	return false;
+}
+
 /* Waits for connection threads to end, at most the grace period. */
 static void
 drain(struct server *s)
@@ -195,8 +226,8 @@ drain(struct server *s)
 
 int
 loop_serve_run(int fd, const char *path, const struct bx_unix_file *made,
-    const struct turn_env *env, const atomic_int *stop,
-    const sigset_t *wait_mask, struct bx_error *err)
+    const struct turn_env *env, const struct bx_peer_rule *peers,
+    const atomic_int *stop, const sigset_t *wait_mask, struct bx_error *err)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct timespec tick = { 0, LOOP_SERVE_POLL_MS * 1000000L };
@@ -209,15 +240,17 @@ loop_serve_run(int fd, const char *path, const struct bx_unix_file *made,
 		return bx_fail(err, "out of memory");
 	}
 	s->s_env = env;
+	s->s_peers = peers;
 	pthread_mutex_init(&s->s_lock, NULL);
 	bx_clock_cond_init(&s->s_done);
 	while (!atomic_load(stop)) {
 		if (ppoll(&pfd, 1, &tick, wait_mask) <= 0)
 			continue;
 		cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-		if (cfd != -1)
-			start_conn(s, cfd);
-		else if (errno == EMFILE || errno == ENFILE ||
+		if (cfd != -1) {
+			if (peer_served(s, cfd))
+				start_conn(s, cfd);
+		} else if (errno == EMFILE || errno == ENFILE ||
 		    errno == ENOBUFS || errno == ENOMEM)
 			/*
 			 * The connection stays queued, so the listener stays

@@ -11,6 +11,13 @@
  * the same flag), closes the listener and removes the socket, if it is
  * still the one loop_serve_bind() made (not a successor's).
  *
+ * Before a byte of a connection is read, its peer's uid (SO_PEERCRED,
+ * proto/peercred.h) must be one of the caller's rule (roles.md section 4:
+ * the owner's and root's; not loopd's own, once loopd runs as a uid of its
+ * own). Any other peer gets error forbidden naming loop.sock, its uid and
+ * runbook socket-forbidden, and is closed; it takes no connection slot. The
+ * refusal goes to env's log once per uid (BX_PEER_SEEN_MAX uids).
+ *
  * Ownership: the descriptor loop_serve_bind() returns is the caller's until
  * it hands it to loop_serve_run(), which closes it. Nothing else is left
  * allocated once loop_serve_run() returns 0.
@@ -22,6 +29,7 @@
 #include <stdatomic.h>
 
 #include "proto/error.h"
+#include "proto/peercred.h"
 #include "proto/unixsock.h"
 #include "loopd/turn.h"
 
@@ -30,6 +38,8 @@
 #define LOOP_SERVE_READ_TIMEOUT_MS	(10 * 1000)
 /* Each event must be taken within this. */
 #define LOOP_SERVE_WRITE_TIMEOUT_MS	(10 * 1000)
+/* A refusal is one small frame into an empty buffer; it gets this long. */
+#define LOOP_SERVE_REFUSE_TIMEOUT_MS	100
 /* How often the accept loop looks at the stop flag. */
 #define LOOP_SERVE_POLL_MS		250
 /* Connections the kernel queues before loopd accepts them. */
@@ -43,13 +53,13 @@ int	loop_serve_bind(const char *path, int *ret_fd,
 
 /*
  * Serves fd (from loop_serve_bind() for path, which made the socket file
- * made) with env. While it waits for
+ * made) with env, to the peers whose uids peers has. While it waits for
  * connections the signal mask is wait_mask when not NULL (so that a
  * program can keep its stop signals blocked everywhere else).
  */
 int	loop_serve_run(int fd, const char *path,
 	    const struct bx_unix_file *made, const struct turn_env *env,
-	    const atomic_int *stop, const sigset_t *wait_mask,
-	    struct bx_error *err);
+	    const struct bx_peer_rule *peers, const atomic_int *stop,
+	    const sigset_t *wait_mask, struct bx_error *err);
 
 #endif

@@ -212,14 +212,20 @@ bfix_ungrant(struct bfix *f, const char *id)
 bool
 bfix_logged(struct bfix *f, const char *text)
 {
-	bool found = false;
-	size_t i;
+	return bfix_log_count(f, text) > 0;
+}
+
+size_t
+bfix_log_count(struct bfix *f, const char *text)
+{
+	size_t i, n = 0;
 
 	pthread_mutex_lock(&f->lock);
-	for (i = 0; i < f->nlines && !found; i++)
-		found = strstr(f->lines[i], text) != NULL;
+	for (i = 0; i < f->nlines; i++)
+		if (strstr(f->lines[i], text) != NULL)
+			n++;
 	pthread_mutex_unlock(&f->lock);
-	return found;
+	return n;
 }
 
 void

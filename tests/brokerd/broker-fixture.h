@@ -77,6 +77,8 @@ void		 bfix_grant(struct bfix *, const char *id, const char *tool,
 void		 bfix_ungrant(struct bfix *, const char *id);
 /* Whether some logged line contains text. */
 bool		 bfix_logged(struct bfix *, const char *text);
+/* How many logged lines contain text. */
+size_t		 bfix_log_count(struct bfix *, const char *text);
 
 void		 bpeer_init(struct bpeer *);
 void		 bpeer_free(struct bpeer *);

@@ -1,6 +1,8 @@
 /*
  * test-serve-main.c: the real build/brokerd binary. `brokerd serve` on a
- * temporary home, talked to over both sockets: a call answered by M3a's
+ * temporary home, talked to over both sockets (broker.sock and its
+ * directory with an ACL entry for loopd's jail uid, admin.sock with none):
+ * a call answered by M3a's
  * refusing runner, an approval, a forbidden kind, a second instance refused
  * by the lock, SIGTERM and SIGINT stopping it cleanly (sockets removed, the
  * lock released, the audit log verifying), its usage errors, and its
@@ -31,8 +33,10 @@
 
 #include "brokerd/broker.h"
 #include "grants-fixture.h"
+#include "proto/acl.h"
 #include "proto/chain.h"
 #include "proto/frame.h"
+#include "proto/jailid.h"
 #include "proto/unixsock.h"
 #include "serve-client.h"
 
@@ -193,6 +197,38 @@ next:
 	bx_chain_report_free(rep);
 }
 
+/*
+ * broker.sock is 0600 but for the mask of the ACL entry loopd's jail uid
+ * gets there and on its directory; admin.sock and its directory get none.
+ */
+static void
+expect_jail_entries(struct home *h)
+{
+	struct bx_jail_id id;
+	struct bx_error err;
+	char dir[4096];
+	struct stat st;
+
+	assert_int_equal(stat(h->admin, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(stat(h->broker, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 0707, 0600);
+	if (bx_jail_identity(geteuid(), &id, &err) == -1) {
+		assert_true(errs_contain(h, "loopd's jail uid is unknown"));
+		assert_int_equal(st.st_mode & 0777, 0600);
+		return;
+	}
+	assert_false(errs_contain(h, "warning"));
+	assert_true(bx_acl_allows(h->broker, id.ji_uid,
+	    BX_ACL_READ | BX_ACL_WRITE));
+	snprintf(dir, sizeof(dir), "%s/run/loop-broker", h->dir);
+	assert_true(bx_acl_allows(dir, id.ji_uid, BX_ACL_EXEC));
+	assert_false(bx_acl_allows(h->admin, id.ji_uid, 0));
+	snprintf(dir, sizeof(dir), "%s/run/owner-broker", h->dir);
+	assert_false(bx_acl_allows(dir, id.ji_uid, 0));
+}
+
 static void
 test_serves_both_sockets_and_stops_cleanly(void **state)
 {
@@ -208,8 +244,7 @@ test_serves_both_sockets_and_stops_cleanly(void **state)
 	(void)state;
 	make_home(&h);
 	start(&h);
-	assert_int_equal(stat(h.broker, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0600);
+	expect_jail_entries(&h);
 	assert_true(errs_contain(&h, "brokerd: serving on"));
 
 	/* auto: M3a's runner refuses, and loopd hears failed. */

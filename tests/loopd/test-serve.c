@@ -1,6 +1,9 @@
 /*
  * test-serve.c: loop.sock. Socket and directory modes, stale sockets, a
- * whole chat over the socket, busy sessions, bad frames and a clean stop.
+ * whole chat over the socket, busy sessions, bad frames and a clean stop;
+ * and, as root, the peer check: with the modes opened by hand, the owner
+ * (OWNER_UID here) and root served, another uid (loopd's jail's, say)
+ * refused with error forbidden before anything is read, printed once.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -20,11 +23,16 @@
 
 #include <curl/curl.h>
 
+#include "../proto/peer-client.h"
 #include "fake_llama.h"
 #include "loopd/serve.h"
 #include "proto/frame.h"
 #include "proto/unixsock.h"
 #include "testutil.h"
+
+#define OWNER_UID	4242
+#define OTHER_UID	4343
+#define LOG_MAX		16
 
 struct server {
 	char			*home;
@@ -32,6 +40,10 @@ struct server {
 	struct fake_llama	*fl;
 	struct model_client	*mc;
 	struct turn_env		 env;
+	struct bx_peer_rule	 peers;
+	pthread_mutex_t		 log_lock;
+	char			*log[LOG_MAX];
+	size_t			 nlog;
 	atomic_int		 stop;
 	int			 fd;
 	struct bx_unix_file	 made;
@@ -45,14 +57,45 @@ serve_thread(void *arg)
 	struct server *s = arg;
 	struct bx_error err;
 
-	s->rc = loop_serve_run(s->fd, s->path, &s->made, &s->env, &s->stop,
-	    NULL, &err);
+	s->rc = loop_serve_run(s->fd, s->path, &s->made, &s->env, &s->peers,
+	    &s->stop, NULL, &err);
 	return NULL;
 }
 
 static void
-start(struct server *s, const char *script)
+log_line(void *arg, const char *line)
 {
+	struct server *s = arg;
+
+	pthread_mutex_lock(&s->log_lock);
+	if (s->nlog < LOG_MAX)
+		s->log[s->nlog++] = strdup(line);
+	pthread_mutex_unlock(&s->log_lock);
+}
+
+/* How many logged lines contain text. */
+static size_t
+logged(struct server *s, const char *text)
+{
+	size_t i, n = 0;
+
+	pthread_mutex_lock(&s->log_lock);
+	for (i = 0; i < s->nlog; i++)
+		if (s->log[i] != NULL && strstr(s->log[i], text) != NULL)
+			n++;
+	pthread_mutex_unlock(&s->log_lock);
+	return n;
+}
+
+/*
+ * Serves the uids of owner and root. An owner other than 0 (the test's
+ * own) is another uid: the modes are opened for it by hand.
+ */
+static void
+start_for(struct server *s, const char *script, uid_t owner)
+{
+	struct stat st;
+
 	struct fake_llama_opts opts = { .script = script };
 	struct bx_error err;
 	char url[64];
@@ -70,9 +113,28 @@ start(struct server *s, const char *script)
 	s->env.te_model = s->mc;
 	s->env.te_max_steps = 4;
 	s->env.te_stop = &s->stop;
+	s->env.te_log = log_line;
+	s->env.te_log_arg = s;
+	pthread_mutex_init(&s->log_lock, NULL);
+	bx_peer_rule_init(&s->peers, "loop.sock");
+	assert_int_equal(bx_peer_rule_add(&s->peers, owner != 0 ? owner :
+	    geteuid(), &err), 0);
+	assert_int_equal(bx_peer_rule_add(&s->peers, 0, &err), 0);
 	if (loop_serve_bind(s->path, &s->fd, &s->made, &err) == -1)
 		fail_msg("%s", err.msg);
+	if (owner != 0) {
+		peer_open_modes(s->home, s->path);
+		/* chmod changed its ctime: still the socket stop removes. */
+		assert_int_equal(stat(s->path, &st), 0);
+		s->made.uf_ctime = st.st_ctim;
+	}
 	assert_int_equal(pthread_create(&s->thread, NULL, serve_thread, s), 0);
+}
+
+static void
+start(struct server *s, const char *script)
+{
+	start_for(s, script, 0);
 }
 
 static void
@@ -88,6 +150,9 @@ stop(struct server *s)
 	fake_llama_stop(s->fl);
 	model_client_free(s->mc);
 	tu_rmtree(s->home);
+	while (s->nlog > 0)
+		free(s->log[--s->nlog]);
+	pthread_mutex_destroy(&s->log_lock);
 }
 
 static int
@@ -354,6 +419,43 @@ test_stop_leaves_a_successors_socket(void **state)
 	tu_rmtree(s.home);
 }
 
+static void
+test_peer_check(void **state)
+{
+	const char *hi =
+	    "{\"kind\":\"chat\",\"session\":null,\"text\":\"hi\"}\n";
+	struct server s;
+	struct bx_msg *m;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	start_for(&s, "[{\"text\":\"hello\"},{\"text\":\"again\"}]",
+	    OWNER_UID);
+	/* Another uid, twice: refused each time, printed once. */
+	peer_expect_forbidden(peer_exchange(OTHER_UID, s.path, hi),
+	    "loop.sock", OTHER_UID);
+	peer_expect_forbidden(peer_exchange(OTHER_UID, s.path, hi),
+	    "loop.sock", OTHER_UID);
+	assert_int_equal(logged(&s, "refused a connection on loop.sock from "
+	    "uid 4343: loop.sock serves only uids 4242 and 0; "
+	    "see docs/runbook.md#socket-forbidden"), 1);
+	/* Before anything is read: a client that sends nothing is told too. */
+	peer_expect_forbidden(peer_exchange(OTHER_UID + 1, s.path, NULL),
+	    "loop.sock", OTHER_UID + 1);
+	assert_int_equal(fake_llama_request_count(s.fl), 0);
+	/* The owner is served, and root. */
+	m = peer_exchange(OWNER_UID, s.path, hi);
+	assert_int_equal(m->kind, BX_MSG_TURN_EVENT);
+	assert_int_equal(m->turn_event.type, BX_EVENT_STARTED);
+	bx_msg_free(m);
+	m = peer_exchange(0, s.path, hi);
+	assert_int_equal(m->kind, BX_MSG_TURN_EVENT);
+	bx_msg_free(m);
+	assert_int_equal(logged(&s, "refused"), 2);
+	stop(&s);
+}
+
 int
 main(void)
 {
@@ -364,6 +466,7 @@ main(void)
 		cmocka_unit_test(test_bad_requests),
 		cmocka_unit_test(test_stale_and_live_sockets),
 		cmocka_unit_test(test_stop_leaves_a_successors_socket),
+		cmocka_unit_test(test_peer_check),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
