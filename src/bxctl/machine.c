@@ -12,6 +12,7 @@
 #include "bxctl/machine.h"
 #include "proto/path.h"
 #include "proto/pathsearch.h"
+#include "proto/jailid.h"
 #include "proto/readfile.h"
 
 /* The files read here are one line, or /etc/subuid's few. */
@@ -220,8 +221,9 @@ has_range(const struct machine_view *v, const char *file)
 	return found;
 }
 
+/* loopd's jail takes its ids from the ranges (proto/jailid.h); podman too. */
 static void
-check_rootless_podman(struct checker *k)
+check_jail_ids(struct checker *k)
 {
 	const struct machine_view *v = k->k_view;
 	char fix[MACHINE_TEXT_MAX];
@@ -230,12 +232,32 @@ check_rootless_podman(struct checker *k)
 	ranges = has_range(v, "/etc/subuid") && has_range(v, "/etc/subgid");
 	snprintf(fix, sizeof(fix), "sudo usermod --add-subuids 100000-165535 "
 	    "--add-subgids 100000-165535 %s", v->mv_user);
-	note(k, ranges, fix, "%s subuid and subgid ranges", ranges ?
-	    "you have" : "you lack");
+	note(k, ranges, fix, "%s subuid and subgid ranges (loopd's jail and "
+	    "rootless podman take ids from them)", ranges ? "you have" :
+	    "you lack");
 	maps = on_path(v, "newuidmap") && on_path(v, "newgidmap");
 	note(k, maps, "sudo apt-get install uidmap",
 	    "newuidmap and newgidmap are %s", maps ? "installed" :
 	    "missing");
+}
+
+/* As root, loopd's jail runs as a system user of its own. */
+static void
+check_jail_user(struct checker *k)
+{
+	char *text, *at;
+	bool found = false;
+
+	if ((text = read_small(k->k_view, "/etc/passwd")) != NULL) {
+		at = strstr(text, "\n" BX_JAIL_USER ":");
+		found = strncmp(text, BX_JAIL_USER ":",
+		    strlen(BX_JAIL_USER ":")) == 0 || at != NULL;
+		free(text);
+	}
+	note(k, found, "useradd --system --user-group --no-create-home "
+	    "--home-dir /nonexistent --shell /usr/sbin/nologin " BX_JAIL_USER,
+	    found ? "the user " BX_JAIL_USER ", loopd's jail, exists" :
+	    "there is no user " BX_JAIL_USER " for loopd's jail");
 }
 
 static void
@@ -261,11 +283,12 @@ machine_check(const struct machine_view *v, enum machine_runtime runtime,
 
 	check_program(&k, runtime);
 	check_cgroup(&k);
-	if (v->mv_uid == 0)
+	if (v->mv_uid == 0) {
+		check_jail_user(&k);
 		return k.k_n;
+	}
 	check_userns(&k);
-	if (runtime == MACHINE_PODMAN)
-		check_rootless_podman(&k);
+	check_jail_ids(&k);
 	check_linger(&k);
 	return k.k_n;
 }

@@ -9,8 +9,9 @@
  *	    manager (user@UID.service), or root; v1 only as root, with swap
  *	    accounting (memory.memsw);
  *	unprivileged user namespaces, for anyone but root;
- *	for rootless podman: subuid and subgid ranges, newuidmap and
- *	    newgidmap;
+ *	for loopd's jail (and rootless podman): subuid and subgid ranges,
+ *	    newuidmap and newgidmap, for anyone but root; as root, the
+ *	    system user boxmaker-loop;
  *	lingering, for anyone but root, so that the units run without a
  *	    login.
  *

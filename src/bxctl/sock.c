@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bxctl/sock.h"
+#include "proto/peercred.h"
 #include "proto/defaults.h"
 #include "proto/unixsock.h"
 
@@ -51,11 +52,26 @@ sock_connect(const char *path, const char *daemon, int *ret_fd,
 int
 sock_probe(const char *path, struct bx_error *err)
 {
+	uid_t uid;
+
+	return sock_probe_uid(path, &uid, err);
+}
+
+int
+sock_probe_uid(const char *path, uid_t *ret_uid, struct bx_error *err)
+{
 	struct bx_error why;
-	int fd;
+	uid_t uid;
+	int fd, r;
 
 	if (bx_unix_connect(path, 0, &fd, &why) == 0) {
+		r = bx_peer_uid(fd, &uid, &why);
 		close(fd);
+		if (r == -1) {
+			*err = why;
+			return -1;
+		}
+		*ret_uid = uid;
 		return 1;
 	}
 	if (errno == ENOENT || errno == ECONNREFUSED)

@@ -13,6 +13,8 @@
 #include <stddef.h>
 
 #include "proto/defaults.h"
+#include <sys/types.h>
+
 #include "proto/error.h"
 
 /* Big enough for any path a sockaddr_un holds, with room to spare. */
@@ -36,5 +38,12 @@ int	sock_connect(const char *path, const char *daemon, int *ret_fd,
  * file, or no listener behind it), -1 with err for anything else.
  */
 int	sock_probe(const char *path, struct bx_error *);
+
+/*
+ * sock_probe, and on 1 also the uid of the process that listens (the
+ * kernel's SO_PEERCRED of the connection): `bxctl status` tells a jailed
+ * loopd from one that runs as the owner by it.
+ */
+int	sock_probe_uid(const char *path, uid_t *ret_uid, struct bx_error *);
 
 #endif

@@ -123,7 +123,13 @@ daemons_and_grants(const struct status *st)
 	char age[SHOW_DURATION_MAX];
 
 	label("loopd");
-	printf("%s\n", st->loop_up ? "up" : "not running");
+	if (!st->loop_up)
+		printf("not running\n");
+	else if (st->loop_jailed)
+		printf("up, its turn loop jailed as uid %u\n",
+		    (unsigned)st->loop_uid);
+	else
+		printf("up, its turn loop not jailed (it runs as you)\n");
 	grants(st);
 	label("approvals");
 	if (st->approvals == NULL)

@@ -39,6 +39,8 @@ struct status {
 	int64_t			 now;
 	struct bx_msg		*broker;	/* broker_status */
 	bool			 loop_up;
+	bool			 loop_jailed;	/* not the owner's uid */
+	uid_t			 loop_uid;	/* loop.sock's listener */
 	struct bx_msg		*grants;	/* grant_list */
 	struct bx_msg		*approvals;	/* approval_list */
 	size_t			 npending;

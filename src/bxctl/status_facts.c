@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bxctl/admin.h"
 #include "bxctl/audit-read.h"
@@ -135,9 +136,13 @@ status_gather(const struct cli_command *cmd, const struct status_args *a,
 	}
 	st->now = show_now();
 	ask_broker(st);
-	if (!(st->loop_up = sock_probe(st->loop, &err) == 1))
+	if (!(st->loop_up = sock_probe_uid(st->loop, &st->loop_uid, &err) ==
+	    1))
 		attention(st, "loopd is not running at %s; see "
 		    "docs/runbook.md#loopd-not-running", st->loop);
+	else if (!(st->loop_jailed = st->loop_uid != getuid()))
+		attention(st, "loopd's turn loop runs as you, not in its jail "
+		    "([jail] mode = \"off\"); see docs/runbook.md#jail-off");
 	read_audit(st);
 	*ret = *st;
 	free(st);
@@ -181,8 +186,9 @@ status_json(const struct status *st)
 
 	for (i = 0; need != NULL && i < st->nattention; i++)
 		json_array_append_new(need, json_string(st->attention[i]));
-	o = json_pack("{s:o, s:{s:b}, s:o, s:o, s:o, s:o, s:o}", "brokerd",
-	    broker_json(st), "loopd", "up", st->loop_up, "grants",
+	o = json_pack("{s:o, s:{s:b, s:b}, s:o, s:o, s:o, s:o, s:o}", "brokerd",
+	    broker_json(st), "loopd", "up", st->loop_up,
+	    "jailed", st->loop_up && st->loop_jailed, "grants",
 	    st->grants == NULL ? json_null() : json_pack("{s:I, s:I}",
 	    "grants", (json_int_t)st->grants->grant_list.ngrants, "problems",
 	    (json_int_t)st->grants->grant_list.nproblems),

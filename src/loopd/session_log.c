@@ -167,8 +167,13 @@ open_log(const char *home, const char *path, struct bx_error *err)
 	snprintf(dir, sizeof(dir), "%s/sessions", home);
 	if (bx_mkdir_private(dir, err) == -1)
 		return -1;
+	/*
+	 * Group bits: in the jail, sessions/ has a default ACL and the mode's
+	 * group bits become the ACL's mask, so the owner's entry reads the
+	 * log; without one, loopd's umask 077 leaves 0600.
+	 */
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC |
-	    O_NOCTTY, 0600);
+	    O_NOCTTY, 0660);
 	if (fd == -1 && errno == EEXIST)
 		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
 	else if (fd != -1 && bx_fsync_dir(dir) == -1) {

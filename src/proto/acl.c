@@ -126,30 +126,48 @@ bx_acl_allow(const char *path, uid_t uid, unsigned perms, bool inherit,
 	return 0;
 }
 
+/* The permissions of entry as bits of BX_ACL_*. */
+static unsigned
+perms_of(acl_entry_t entry)
+{
+	acl_permset_t set;
+	unsigned p = 0;
+
+	if (acl_get_permset(entry, &set) == -1)
+		return 0;
+	if (acl_get_perm(set, ACL_READ) == 1)
+		p |= BX_ACL_READ;
+	if (acl_get_perm(set, ACL_WRITE) == 1)
+		p |= BX_ACL_WRITE;
+	if (acl_get_perm(set, ACL_EXECUTE) == 1)
+		p |= BX_ACL_EXEC;
+	return p;
+}
+
 bool
 bx_acl_allows(const char *path, uid_t uid, unsigned perms)
 {
 	acl_entry_t entry;
-	acl_permset_t set;
 	acl_tag_t tag;
 	acl_t acl;
 	uid_t *q;
-	bool ok = false;
+	unsigned mask = BX_ACL_READ | BX_ACL_WRITE | BX_ACL_EXEC, named = 0;
 	int id = ACL_FIRST_ENTRY;
 
 	if ((acl = acl_get_file(path, ACL_TYPE_ACCESS)) == NULL)
 		return false;
-	while (!ok && acl_get_entry(acl, id, &entry) == 1) {
+	while (acl_get_entry(acl, id, &entry) == 1) {
 		id = ACL_NEXT_ENTRY;
-		if (acl_get_tag_type(entry, &tag) == -1 || tag != ACL_USER ||
-		    (q = acl_get_qualifier(entry)) == NULL)
+		if (acl_get_tag_type(entry, &tag) == -1)
 			continue;
-		ok = *q == uid && acl_get_permset(entry, &set) == 0 &&
-		    (!(perms & BX_ACL_READ) || acl_get_perm(set, ACL_READ)) &&
-		    (!(perms & BX_ACL_WRITE) || acl_get_perm(set, ACL_WRITE)) &&
-		    (!(perms & BX_ACL_EXEC) || acl_get_perm(set, ACL_EXECUTE));
+		if (tag == ACL_MASK)
+			mask = perms_of(entry);
+		if (tag != ACL_USER || (q = acl_get_qualifier(entry)) == NULL)
+			continue;
+		if (*q == uid)
+			named = perms_of(entry);
 		acl_free(q);
 	}
 	acl_free(acl);
-	return ok;
+	return (named & mask & perms) == perms;
 }

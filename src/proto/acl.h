@@ -34,7 +34,10 @@
 int	bx_acl_allow(const char *path, uid_t uid, unsigned perms, bool inherit,
 	    struct bx_error *err);
 
-/* Whether path's access ACL gives uid at least perms through a named entry. */
+/*
+ * Whether path's access ACL gives uid at least perms through a named
+ * entry, as the mask lets it through.
+ */
 bool	bx_acl_allows(const char *path, uid_t uid, unsigned perms);
 
 #endif

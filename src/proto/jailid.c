@@ -17,7 +17,7 @@
 			"--add-subgids 100000-165535 %s"
 #define FIX_USER	"sudo useradd --system --user-group --no-create-home " \
 			"--home-dir /nonexistent --shell /usr/sbin/nologin " \
-			BX_JAIL_USER " (bxctl init does it as root)"
+			BX_JAIL_USER
 
 /* A decimal id of at most 32 bits, the whole of [s, end). */
 static bool

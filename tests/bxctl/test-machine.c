@@ -75,6 +75,8 @@ setup(void **state)
 	put_program("usr/bin/bwrap");
 	put_program("usr/bin/newuidmap");
 	put_program("usr/bin/newgidmap");
+	put("etc/passwd", "root:x:0:0::/root:/bin/sh\n"
+	    "boxmaker-loop:x:999:995::/nonexistent:/usr/sbin/nologin\n");
 	return 0;
 }
 
@@ -150,7 +152,7 @@ test_owner_has_everything(void **state)
 	assert_string_equal(find(&r, "cgroup v2")->mc_what, "cgroup v2 with "
 	    "memory and pids delegated to user@1000.service");
 	run(1000, MACHINE_BWRAP, &r);
-	assert_int_equal(r.n, 4);	/* no subuid or newuidmap check */
+	assert_int_equal(r.n, 6);	/* the jail needs the ranges too */
 	all_ok(&r);
 }
 
@@ -171,9 +173,12 @@ test_owner_lacks_each(void **state)
 	missing(1000, MACHINE_PODMAN, "you lack subuid and subgid",
 	    "usermod --add-subuids 100000-165535 --add-subgids 100000-165535 "
 	    "kyle");
+	missing(1000, MACHINE_BWRAP, "you lack subuid and subgid",
+	    "usermod --add-subuids");
 	put("etc/subgid", "kyle:165536:65536\n");
 	drop("usr/bin/newgidmap");
 	missing(1000, MACHINE_PODMAN, "newgidmap are missing", "uidmap");
+	missing(1000, MACHINE_BWRAP, "newgidmap are missing", "uidmap");
 	drop("var/lib/systemd/linger/kyle");
 	missing(1000, MACHINE_BWRAP, "lingering is off",
 	    "loginctl enable-linger kyle");
@@ -193,7 +198,7 @@ test_cgroup_v1(void **state)
 	missing(0, MACHINE_PODMAN, "without swap accounting", "swapaccount=1");
 	put("sys/fs/cgroup/memory/memory.memsw.limit_in_bytes", "0\n");
 	run(0, MACHINE_PODMAN, &r);
-	assert_int_equal(r.n, 2);	/* root: the program and cgroups */
+	assert_int_equal(r.n, 3);	/* root: program, cgroups, jail user */
 	all_ok(&r);
 	assert_string_equal(r.c[1].mc_what, "cgroup v1 with swap accounting, "
 	    "as root");
@@ -207,9 +212,12 @@ test_root_on_v2(void **state)
 	(void)state;
 	drop("var/lib/systemd/linger/kyle");
 	run(0, MACHINE_BWRAP, &r);
-	assert_int_equal(r.n, 2);
+	assert_int_equal(r.n, 3);
 	all_ok(&r);
 	assert_non_null(strstr(r.c[1].mc_what, "Delegate=yes"));
+	put("etc/passwd", "root:x:0:0::/root:/bin/sh\n");
+	missing(0, MACHINE_BWRAP, "there is no user boxmaker-loop",
+	    "useradd --system");
 }
 
 int

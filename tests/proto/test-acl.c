@@ -91,6 +91,12 @@ test_directory_inherits(void **state)
 	    BX_ACL_WRITE));
 	assert_true(bx_acl_allows(t->file, st.st_uid == JAIL_UID ? 0 :
 	    st.st_uid, BX_ACL_READ | BX_ACL_WRITE));
+	/* Made 0600, the mask lets neither named entry through. */
+	unlink(t->file);
+	assert_true((fd = open(t->file, O_CREAT | O_WRONLY | O_CLOEXEC,
+	    0600)) >= 0);
+	close(fd);
+	assert_false(bx_acl_allows(t->file, JAIL_UID, BX_ACL_READ));
 }
 
 static void

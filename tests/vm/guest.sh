@@ -587,6 +587,56 @@ check_audit_verify() {
 	esac
 }
 
+# loopd's turn loop as the owner's machine runs it (roles.md section 8):
+# its /proc status, its namespaces against its launcher's, its mounts, and
+# what it wrote, read by the owner with cat; bxctl status says jailed.
+check_jailed_loopd() {
+	local main inner st want k a b points
+	main=$(user_systemctl show -p MainPID --value loopd.service)
+	inner=$(pgrep -P "$main" -f 'in-jail' | head -n 1)
+	[ -n "$inner" ] ||
+		{ fail "no jailed turn loop under loopd's launcher (pid $main)"; return 1; }
+	st=/proc/$inner/status
+	say "the turn loop, pid $inner, child of the launcher $main"
+	grep -E '^(Uid|Gid|Groups|NoNewPrivs|Seccomp|CapEff|CapBnd):' "$st"
+	want=$(awk -F: -v u="$owner" '$1 == u { print $2 + $3 - 1; exit }' /etc/subuid)
+	grep -qE "^Uid:\s+$want\s+$want\s+$want\s+$want\$" "$st" ||
+		{ fail "the turn loop's uid is not $want, the top of $owner's range"; return 1; }
+	grep -qE '^NoNewPrivs:\s+1$' "$st" || { fail "NoNewPrivs is not 1"; return 1; }
+	grep -qE '^Seccomp:\s+2$' "$st" || { fail "Seccomp is not 2"; return 1; }
+	grep -qE '^CapEff:\s+0+$' "$st" || { fail "CapEff is not 0"; return 1; }
+	grep -qE '^CapBnd:\s+0+$' "$st" || { fail "CapBnd is not 0"; return 1; }
+	for k in user mnt pid net ipc uts; do
+		a=$(readlink "/proc/$main/ns/$k")
+		b=$(readlink "/proc/$inner/ns/$k")
+		echo "namespace $k: launcher $a, turn loop $b"
+		[ "$a" != "$b" ] || { fail "the turn loop shares the $k namespace"; return 1; }
+	done
+	points=$(awk '{ print $5 }' "/proc/$inner/mountinfo")
+	echo "its mounts:"
+	echo "$points" | sed 's/^/  /'
+	if echo "$points" | grep -E 'owner-broker|/grants$|/audit$|/broker$|^/home$|^/run'; then
+		fail "the jail shows a mount it must not"
+		return 1
+	fi
+	say "cat ~/.local/share/boxmaker/sessions/*.jsonl (written by the jail)"
+	as_owner 'cat ~/.local/share/boxmaker/sessions/*.jsonl' | head -c 400 ||
+		{ fail "the owner cannot read the session logs"; return 1; }
+	echo
+	as_owner 'bxctl status' | tee "$out/checks/$runtime-status" | grep loopd
+	grep -q 'jailed as uid' "$out/checks/$runtime-status" ||
+		{ fail "bxctl status does not say the turn loop is jailed"; return 1; }
+}
+
+# The jail suite (tests/jail/) as the owner: an attacker in loopd's jail
+# tries every door of roles.md section 1.
+check_jail_suite() {
+	say "test-jail as $owner"
+	runuser -u "$owner" -- env LD_LIBRARY_PATH="$disk/lib" \
+		BX_BUILD_ROOT="$disk/jailtest" TMPDIR=/tmp \
+		"$disk/jailtest/tests/jail/test-jail" < /dev/null
+}
+
 # Nothing of the sandboxes outlives the units.
 leftovers() {
 	local c
@@ -630,6 +680,7 @@ run_runtime() {
 	echo
 	echo "=== runtime $runtime"
 	check "$runtime: README quick start, word for word" check_quickstart
+	check "$runtime: loopd's turn loop is jailed" check_jailed_loopd
 	check "$runtime: ask grant, bxctl approve" check_approve
 	check "$runtime: deny grant wins over ask" check_deny
 	check "$runtime: write_file" check_write_file
@@ -667,6 +718,7 @@ main() {
 	echo "owner $owner: $(id "$owner"); user@$uid.service $(systemctl is-active user@$uid.service)"
 	if check "install the staged tree" check_install; then
 		check "bxctl init (no flags)" check_init
+		check "the jail suite as the owner" check_jail_suite
 		run_runtime podman
 		run_runtime bwrap
 		check "demo: scripts/demo.sh as the owner" check_demo

@@ -61,6 +61,13 @@ fill_disk() {
 	mkdir -p "$d/bin" "$d/src/build" "$d/out"
 	install -m 755 "$b/tests/fake-llama/fake-llama" "$d/bin/fake-llama"
 	install -m 755 "$b/bench/bench-runner-call" "$d/bin/bench-runner-call"
+	# The jail suite, run by the owner there: its attacker where the test
+	# looks for it (BX_BUILD_ROOT), and cmocka, which the image lacks.
+	mkdir -p "$d/jailtest/tests/jail" "$d/lib"
+	install -m 755 "$b/tests/jail/test-jail" "$b/tests/jail/jail-attacker" \
+		"$d/jailtest/tests/jail/"
+	install -m 644 "$(readlink -f /usr/lib/x86_64-linux-gnu/libcmocka.so.0)" \
+		"$d/lib/libcmocka.so.0"
 	if git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
 		# The tracked files as they are in the working tree.
 		(cd "$top" && git ls-files -z | tar --null -T - --ignore-failed-read -cf -) |
