@@ -4,7 +4,9 @@
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -128,6 +130,7 @@ add_binds(struct jail_plan *p, const struct loop_config *cfg,
 	snprintf(p->jp_relay, sizeof(p->jp_relay), "%s/%s", home,
 	    JAIL_PLAN_RELAY);
 	snprintf(p->jp_core, sizeof(p->jp_core), "%s/memory/core.md", home);
+	snprintf(p->jp_sessions, sizeof(p->jp_sessions), "%s/sessions", home);
 	return 0;
 }
 
@@ -156,6 +159,34 @@ jail_plan_make(const struct loop_config *cfg, const char *config_path,
 	return add_binds(p, cfg, config_path, err);
 }
 
+/*
+ * Logs written before the jail (or while it was off) are the owner's,
+ * made 0600 without the jail's entry: the turn loop must still append.
+ */
+static int
+grant_old_logs(const struct jail_plan *p, uid_t uid, struct bx_error *err)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int rc = 0;
+
+	if ((d = opendir(p->jp_sessions)) == NULL)
+		return bx_fail(err, "%s: %s", p->jp_sessions, strerror(errno));
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+		    -1 || !S_ISREG(st.st_mode) || st.st_uid == uid)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", p->jp_sessions,
+		    de->d_name);
+		rc = bx_acl_allow(path, uid, BX_ACL_READ | BX_ACL_WRITE, false,
+		    err);
+	}
+	closedir(d);
+	return rc;
+}
+
 int
 jail_plan_grant(const struct jail_plan *p, struct bx_error *err)
 {
@@ -169,5 +200,5 @@ jail_plan_grant(const struct jail_plan *p, struct bx_error *err)
 	if (access(p->jp_core, F_OK) == 0 &&
 	    bx_acl_allow(p->jp_core, uid, BX_ACL_READ, false, err) == -1)
 		return -1;
-	return 0;
+	return grant_old_logs(p, uid, err);
 }

@@ -11,6 +11,7 @@
  *	<home>/memory/core.md		(in memory/)	r
  *	<home>/sessions			read-write	rwx, inherited; the
  *							owner's rwx inherited
+ *	  each log in it not the jail's	(in sessions/)	rw
  *	[sockets] loop's directory	read-write	rwx
  *	[broker] socket's directory	read-only	--x (brokerd gives
  *							broker.sock rw)
@@ -44,6 +45,7 @@ struct jail_plan {
 	char			jp_relay_dir[PATH_MAX];
 	char			jp_relay[PATH_MAX];
 	char			jp_core[PATH_MAX];
+	char			jp_sessions[PATH_MAX];
 };
 
 /*

@@ -149,6 +149,7 @@ doors_files(void)
 	door_path("read-core", "memory/core.md", O_RDONLY);
 	door_path("write-sessions", "sessions/from-the-jail", O_WRONLY |
 	    O_CREAT);
+	door_path("append-old-log", "sessions/old.jsonl", O_WRONLY | O_APPEND);
 	say("root-write", try_open("/usr/x", O_WRONLY | O_CREAT));
 	say("etc-passwd", try_open("/etc/passwd", O_RDONLY));
 	say("sys", try_open("/sys/kernel", O_RDONLY | O_DIRECTORY));

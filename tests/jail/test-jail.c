@@ -2,8 +2,9 @@
  * test-jail.c: the jail suite (roles.md section 8). It builds the jail
  * loopd's launcher builds (loopd/jail_plan.h) for a loopd.toml of a home
  * it makes, with an admin.sock, grants, audit and broker state beside it,
- * a file of the owner's outside the home and a TCP listener on loopback,
- * then runs jail-attacker.c in it. Each door of section 1 must fail with
+ * a file of the owner's outside the home, a session log from before the
+ * jail and a TCP listener on loopback, then runs jail-attacker.c in it.
+ * Each door of section 1 must fail with
  * the errno named here, the doors loopd needs must open, and the program
  * must run with the jail's ids, no capability, no_new_privs, the filter,
  * and namespaces that are not the caller's. It needs what loopd needs:
@@ -145,6 +146,9 @@ make_home(struct rig *r)
 	put(path, "# a grant\n", 0600);
 	pathf(path, "%s/memory/core.md", r->home);
 	put(path, "core memory\n", 0600);
+	/* A log from before the jail: the owner's, 0600. */
+	pathf(path, "%s/sessions/old.jsonl", r->home);
+	put(path, "{}\n", 0600);
 	snprintf(text, sizeof(text), "[paths]\nhome = \"%s\"\n[model]\n"
 	    "url = \"http://127.0.0.1:9\"\n[broker]\nsocket = "
 	    "\"%s/run/loop-broker/broker.sock\"\n", r->home, r->home);
@@ -325,6 +329,7 @@ test_doors_open(void **state)
 	expect(r, "relay-sock", "ok");
 	expect(r, "read-core", "ok");
 	expect(r, "write-sessions", "ok");
+	expect(r, "append-old-log", "ok");
 	expect(r, "tmp-write", "ok");
 	/*
 	 * Walking the tree finds no socket that answers: the two it may use
