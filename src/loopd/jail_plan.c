@@ -58,6 +58,33 @@ add(struct jail_plan *p, const char *path, const struct grant *g,
 	return 0;
 }
 
+/*
+ * The jail gets a socket's whole directory, so the directory must hold
+ * that socket and nothing else: [broker] socket set to a path in
+ * /run/user/UID would hand the jail the owner's user bus beside it.
+ */
+static int
+check_own_dir(const char *dir, const char *name, struct bx_error *err)
+{
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if ((d = opendir(dir)) == NULL)
+		return bx_fail(err, "%s: %s", dir, strerror(errno));
+	while (rc == 0 && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0 &&
+		    strcmp(de->d_name, name) != 0)
+			rc = bx_fail(err, "loopd's jail is given %s whole, and "
+			    "it holds %s beside %s: give the socket a directory "
+			    "of its own (the default run/owner-loop, "
+			    "run/loop-broker); " BX_RUNBOOK_JAIL, dir,
+			    de->d_name, name);
+	closedir(d);
+	return rc;
+}
+
 /* The directory holding path (a socket's), made if missing. */
 static int
 add_dir_of(struct jail_plan *p, const char *path, const struct grant *g,
@@ -71,7 +98,8 @@ add_dir_of(struct jail_plan *p, const char *path, const struct grant *g,
 		return bx_fail(err, "%s: a socket of loopd's jail needs a "
 		    "directory of its own", path);
 	*slash = '\0';
-	if (bx_mkdir_parents(path, err) == -1)
+	if (bx_mkdir_parents(path, err) == -1 ||
+	    check_own_dir(dir, slash + 1, err) == -1)
 		return -1;
 	return add(p, dir, g, err);
 }

@@ -171,7 +171,7 @@ wait_for(struct launch *l, pid_t pid, const sigset_t *set)
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	say(l, "the jailed turn loop ended by signal %d", WTERMSIG(status));
-	return 1;
+	return -WTERMSIG(status);
 }
 
 static void

@@ -27,8 +27,10 @@
  * Runs the jailed turn loop for cfg, read from config_path (absolute),
  * until it exits; log gets one line per event. Returns the exit status
  * loopd should end with: the turn loop's, or 1 when the jail could not be
- * built (logged, with the fix and the runbook entry). Must be called while
- * the process has one thread.
+ * built (logged, with the fix and the runbook entry); or -SIG when the
+ * turn loop died of signal SIG, which loopd should then die of too, so
+ * that its unit sees the crash (Restart=on-abnormal). Must be called
+ * while the process has one thread.
  */
 int	launcher_run(const struct loop_config *cfg, const char *config_path,
 	    void (*log)(void *arg, const char *line), void *log_arg);

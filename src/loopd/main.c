@@ -335,5 +335,10 @@ main(int argc, char **argv)
 	}
 	rc = run(cfg, given, &jailed);
 	loop_config_free(cfg);
+	if (rc < 0) {
+		signal(-rc, SIG_DFL);
+		raise(-rc);
+		return 1;
+	}
 	return rc;
 }

@@ -465,6 +465,30 @@ test_mounts(void **state)
 	kill_attacker(r);
 }
 
+/* A socket's directory the jail would get whole must hold only it. */
+static void
+test_shared_socket_dir(void **state)
+{
+	struct rig *r = *state;
+	struct loop_config *cfg;
+	struct jail_plan plan;
+	struct bx_error err;
+	char text[4096], path[PATH_MAX];
+
+	mkdirs(r, "userrun");
+	pathf(path, "%s/userrun/bus", r->dir);
+	put(path, "", 0600);
+	snprintf(text, sizeof(text), "[paths]\nhome = \"%s\"\n[model]\n"
+	    "url = \"http://127.0.0.1:9\"\n[broker]\nsocket = "
+	    "\"%s/userrun/broker.sock\"\n", r->home, r->dir);
+	assert_int_equal(loop_config_parse("t.toml", text, strlen(text), NULL,
+	    &cfg, &err), 0);
+	assert_int_equal(jail_plan_make(cfg, r->config, &plan, &err), -1);
+	if (strstr(err.msg, "holds bus beside broker.sock") == NULL)
+		fail_msg("%s", err.msg);
+	loop_config_free(cfg);
+}
+
 int
 main(void)
 {
@@ -478,6 +502,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_namespaces, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_mounts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_socket_dir, setup,
+		    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

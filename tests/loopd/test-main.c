@@ -1,7 +1,10 @@
 /*
  * test-main.c: the loopd program itself: usage, a bad configuration, a
- * failed self-test (exit 1 with the runbook pointer), and serve until
- * SIGTERM (exit 0, socket removed).
+ * failed self-test (exit 1 with the runbook pointer), serve until SIGTERM
+ * (exit 0, socket removed), and its launcher: the turn loop in its jail,
+ * a jail that cannot be built (exit 1, naming the fix), [jail] mode off
+ * (a warning), --in-jail outside the jail refused, and a turn loop killed
+ * taking the launcher with it.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -221,6 +224,164 @@ test_api_key_file(void **state)
 	tu_rmtree(dir);
 }
 
+/* The pid of the launcher's one child, the jailed turn loop, or -1. */
+static pid_t
+turn_loop_of(pid_t launcher)
+{
+	char path[64], text[64];
+	FILE *fp;
+	long pid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children",
+	    (long)launcher, (long)launcher);
+	if ((fp = fopen(path, "re")) == NULL)
+		return -1;
+	if (fgets(text, sizeof(text), fp) != NULL)
+		pid = strtol(text, NULL, 10);
+	fclose(fp);
+	return pid > 0 ? (pid_t)pid : -1;
+}
+
+static pid_t
+serve_jailed(const char *dir, const char *cfg)
+{
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	char sock[4096];
+	struct stat st;
+	pid_t pid;
+	int i;
+
+	snprintf(sock, sizeof(sock), "%s/home/run/owner-loop/loop.sock", dir);
+	pid = spawn(dir, "serve", "--config", cfg);
+	for (i = 0; i < 600 && lstat(sock, &st) == -1; i++)
+		nanosleep(&pause, NULL);
+	if (lstat(sock, &st) == -1)
+		fail_msg("loop.sock did not appear in 30 s:\n%s",
+		    tu_read(dir, "stderr"));
+	return pid;
+}
+
+/* The launcher says where the turn loop runs; it ends with its signal. */
+static void
+test_jailed(void **state)
+{
+	char *dir = tu_tmpdir(), cfg[4096], text[8192], *err;
+	pid_t pid, inner;
+	int status;
+
+	(void)state;
+	snprintf(text, sizeof(text), "[paths]\nhome = \"%s/home\"\n[model]\n"
+	    "url = \"http://127.0.0.1:9\"\n", dir);
+	tu_write(dir, "loopd.toml", text, strlen(text));
+	snprintf(cfg, sizeof(cfg), "%s/loopd.toml", dir);
+	assert_int_equal(chmod(dir, 0755), 0);
+	serve_then_stop(dir, cfg);
+	err = tu_read(dir, "stderr");
+	assert_non_null(strstr(err, "the turn loop runs in its jail as uid"));
+	assert_non_null(strstr(err, "through the relay"));
+	free(err);
+
+	pid = serve_jailed(dir, cfg);
+	assert_true((inner = turn_loop_of(pid)) > 0);
+	assert_int_equal(kill(inner, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+	tu_rmtree(dir);
+}
+
+/* Off says so; --in-jail outside the jail is refused. */
+static void
+test_jail_off(void **state)
+{
+	char *dir = tu_tmpdir(), cfg[4096], text[8192], *err;
+
+	(void)state;
+	snprintf(text, sizeof(text), "[paths]\nhome = \"%s/home\"\n[model]\n"
+	    "url = \"http://127.0.0.1:9\"\n[jail]\nmode = \"off\"\n", dir);
+	tu_write(dir, "loopd.toml", text, strlen(text));
+	snprintf(cfg, sizeof(cfg), "%s/loopd.toml", dir);
+	serve_then_stop(dir, cfg);
+	err = tu_read(dir, "stderr");
+	assert_non_null(strstr(err, "[jail] mode is \"off\""));
+	assert_non_null(strstr(err, "see docs/runbook.md#jail-off"));
+	assert_null(strstr(err, "in its jail"));
+	free(err);
+
+	snprintf(text, sizeof(text), "[model]\nurl = \"http://x\"\n[jail]\n"
+	    "mode = \"of\"\n");
+	tu_write(dir, "loopd.toml", text, strlen(text));
+	assert_int_equal(wait_exit(spawn(dir, "serve", "--config", cfg)), 1);
+	err = tu_read(dir, "stderr");
+	assert_non_null(strstr(err, "loopd.toml:4: jail.mode must be \"on\" or "
+	    "\"off\""));
+	free(err);
+	tu_rmtree(dir);
+}
+
+static void
+test_in_jail_refused(void **state)
+{
+	char *dir = tu_tmpdir(), cfg[4096], text[8192], path[4096], *err;
+	pid_t pid;
+	int fd;
+
+	(void)state;
+	snprintf(text, sizeof(text), "[paths]\nhome = \"%s/home\"\n[model]\n"
+	    "url = \"http://127.0.0.1:9\"\n", dir);
+	tu_write(dir, "loopd.toml", text, strlen(text));
+	snprintf(cfg, sizeof(cfg), "%s/loopd.toml", dir);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		execl(loopd, "loopd", "serve", "--config", cfg, "--in-jail",
+		    "4242", (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(wait_exit(pid), 1);
+	err = tu_read(dir, "stderr");
+	assert_non_null(strstr(err, "--in-jail is for loopd's launcher"));
+	free(err);
+	tu_rmtree(dir);
+}
+
+/*
+ * A user with no subordinate range (nobody) cannot have a jail: loopd
+ * exits 1 before serving, naming the range, the fix and the runbook.
+ */
+static void
+test_jail_unavailable(void **state)
+{
+	char *dir = tu_tmpdir(), text[8192], path[4096], *err;
+
+	(void)state;
+	if (geteuid() != 0)
+		fail_msg("this test becomes nobody, which needs root");
+	snprintf(text, sizeof(text), "[paths]\nhome = \"%s/home\"\n[model]\n"
+	    "url = \"http://127.0.0.1:9\"\n", dir);
+	snprintf(path, sizeof(path), "%s/boxmaker", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	tu_write(dir, "boxmaker/loopd.toml", text, strlen(text));
+	snprintf(path, sizeof(path), "%s/boxmaker/loopd.toml", dir);
+	assert_int_equal(chmod(path, 0644), 0);
+	/* A home nobody can write, so the self-test passes and the jail is next. */
+	snprintf(path, sizeof(path), "%s/home", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	assert_int_equal(wait_exit(spawn_owner(dir)), 1);
+	err = tu_read(dir, "stderr");
+	if (strstr(err, "no range of subordinate ids") == NULL ||
+	    strstr(err, "usermod --add-subuids") == NULL ||
+	    strstr(err, "see docs/runbook.md#jail-unavailable") == NULL)
+		fail_msg("not the jail's refusal:\n%s", err);
+	assert_null(strstr(err, "serving"));
+	free(err);
+	tu_rmtree(dir);
+}
+
 int
 main(void)
 {
@@ -230,6 +391,10 @@ main(void)
 		cmocka_unit_test(test_selftest_fails),
 		cmocka_unit_test(test_serve_and_stop),
 		cmocka_unit_test(test_api_key_file),
+		cmocka_unit_test(test_jailed),
+		cmocka_unit_test(test_jail_off),
+		cmocka_unit_test(test_in_jail_refused),
+		cmocka_unit_test(test_jail_unavailable),
 	};
 	const char *build = getenv("BX_BUILD_ROOT");
 
