@@ -1,27 +1,30 @@
 #!/bin/sh
 # chat-jail.sh: a chat turn's time with loopd's jail against without (issue
 # 32: the jail must cost nothing a person notices). Starts fake-llama and
-# brokerd once, on a temporary home, with scripts/daemons.sh's helpers; then,
-# ROUNDS times, loopd with the jail ([jail] mode on, the default) and loopd
-# with [jail] mode = "off", one after the other. In each, after WARM turns
-# (the first one's time is printed apart: the first turn after a start), it
-# runs N/ROUNDS short turns with one model reply and no tool call, then
-# N/ROUNDS turns with one read_file tool call (an auto grant; the model
-# asks once, reads the result, replies), each `bxctl chat --say` in a new
-# session, timed with date +%s%N around it. It prints the median and p90
-# of each set with the jail and without, and the differences; then it runs
-# build/bench/bench-relay (the relay alone, per model request).
+# brokerd once, on a temporary home, with scripts/daemons.sh's helpers.
+# Then, ROUNDS times: starts two loopds on that home, one with the jail
+# ([jail] mode on, the default) and one with [jail] mode = "off" (each its
+# own loop.sock), times the first turn of each, runs WARM - 1 more turns of
+# each, then N/ROUNDS short turns with one model reply and no tool call,
+# then N/ROUNDS turns with one read_file tool call (an auto grant; the
+# model asks once, reads the result, replies), alternating jailed and
+# unjailed turn by turn so that the machine's changing load falls on both
+# alike; and stops both. Each turn is `bxctl chat --say` in a new session,
+# timed with date +%s%N around it, and its answer is checked. It prints
+# the median and p90 of each set with the jail and without, and their
+# differences; then it runs build/bench/bench-relay (the relay alone, per
+# model request).
 #
 # It prints figures only; nothing here is a test. Run as root here (the
 # jail's uid is boxmaker-loop) or as a user with a subordinate range.
 #
 #	bench/chat-jail.sh [--build DIR] [--runtime bwrap|podman] [--rounds R] [N]
-#	(defaults: build, bwrap, 2 rounds, N = 30 turns per set and mode)
+#	(defaults: build, bwrap, 3 rounds, N = 30 turns per set and mode)
 set -u
 
 build=build
 runtime=bwrap
-rounds=2
+rounds=3
 n=30
 WARM=3
 while [ $# -gt 0 ]; do
@@ -56,7 +59,10 @@ files=$top/files
 mkdir -m 700 "$home" || exit 1
 mkdir -p "$home/logs" "$home/grants" "$home/model" "$files"
 export BOXMAKER_HOME="$home"
-loop_pid=
+# shellcheck disable=SC2034 # set and read through eval
+loop_on=
+# shellcheck disable=SC2034
+loop_off=
 
 on_exit() {
 	stop_all
@@ -83,23 +89,23 @@ expires = "2099-01-01T00:00:00.000Z"
 paths = ["$files"]
 EOF
 
-# The model's whole script, in the order the turns come: per round and
-# mode, WARM plain replies, then per plain replies, then per pairs of a
-# read_file call and its reply.
+# The model's whole script, in the order the turns come: per round, WARM
+# plain replies for each loopd, then per plain replies for each, then per
+# pairs of a read_file call and its reply for each.
 text='{"text": "Noted."}'
 read="{\"tool_calls\": [{\"name\": \"call_tool\", \"arguments\": {\"name\": \"read_file\", \"arguments\": {\"path\": \"$files/notes.txt\"}}}]}"
 {
 	echo '['
 	sep=
 	r=0
-	while [ $r -lt $((rounds * 2)) ]; do
+	while [ $r -lt "$rounds" ]; do
 		i=0
-		while [ $i -lt $((WARM + per)) ]; do
+		while [ $i -lt $((2 * (WARM + per))) ]; do
 			printf '%s%s\n' "$sep" "$text"; sep=,
 			i=$((i + 1))
 		done
 		i=0
-		while [ $i -lt "$per" ]; do
+		while [ $i -lt $((2 * per)) ]; do
 			printf ',%s\n,{"text": "It says: buy oat milk."}\n' "$read"
 			i=$((i + 1))
 		done
@@ -110,15 +116,17 @@ read="{\"tool_calls\": [{\"name\": \"call_tool\", \"arguments\": {\"name\": \"re
 
 now_ns() { date +%s%N; }
 
-# turn KIND: one bxctl chat --say in a new session; prints its time in ns.
+# turn MODE TEXT: one bxctl chat --say TEXT to the loopd of MODE (on: the
+# jailed one, off: the other), in a new session; prints its time in ns.
 # Checks the answer: the model's reply, and for a read the file's text.
 turn() {
 	t0=$(now_ns)
-	"$bxctl" chat --say "$1" > "$top/turn.out" 2>&1
+	"$bxctl" chat --loop-socket "$home/run/loop-$1/loop.sock" --say "$2" \
+	    > "$top/turn.out" 2>&1
 	rc=$?
 	t1=$(now_ns)
 	[ $rc -eq 0 ] || { cat "$top/turn.out" >&2; fail "bxctl chat exited $rc"; }
-	case "$1" in
+	case "$2" in
 	read*)	grep -qF 'result (private): Buy oat milk.' "$top/turn.out" &&
 		    grep -q '^model: It says' "$top/turn.out" ;;
 	*)	grep -q '^model: Noted.' "$top/turn.out" ;;
@@ -126,28 +134,31 @@ turn() {
 	echo $((t1 - t0))
 }
 
-# start_loop MODE: loopd with the jail (on) or without (off).
+# start_loop MODE: loopd with the jail (on) or without (off), its socket
+# run/loop-MODE/loop.sock, its pid left in loop_MODE.
 start_loop() {
 	write_loopd_toml "http://127.0.0.1:$port" bench 60
+	sed -i "s|/run/owner-loop/loop.sock|/run/loop-$1/loop.sock|" "$home/loopd.toml"
 	[ "$1" = off ] && printf '\n[jail]\nmode = "off"\n' >> "$home/loopd.toml"
-	rm -f "$home/run/owner-loop/loop.sock"
-	start loopd-$1 "$loopd" serve --config "$home/loopd.toml"
-	loop_pid=$started
-	wait_up "loopd-$1" "$loop_pid" sock_ready "$home/run/owner-loop/loop.sock"
+	mv "$home/loopd.toml" "$home/loopd-$1.toml"
+	rm -f "$home/run/loop-$1/loop.sock"
+	start "loopd-$1" "$loopd" serve --config "$home/loopd-$1.toml"
+	eval "loop_$1=\$started"
+	wait_up "loopd-$1" "$started" sock_ready "$home/run/loop-$1/loop.sock"
 	if [ "$1" = on ]; then
-		"$bxctl" status 2> /dev/null | grep -q 'jailed as uid' ||
+		grep -q 'runs in its jail' "$home/logs/loopd-on.log" ||
 		    fail "loopd's turn loop is not jailed (logs/loopd-on.log)"
 	else
-		"$bxctl" status 2> /dev/null | grep -q 'not jailed' ||
-		    fail "loopd's turn loop is jailed with [jail] mode = \"off\""
+		grep -q 'mode is "off"' "$home/logs/loopd-off.log" ||
+		    fail "loopd with [jail] mode = \"off\" did not say so (logs/loopd-off.log)"
 	fi
 }
 
 stop_loop() {
-	kill -TERM "$loop_pid" 2> /dev/null
-	wait "$loop_pid" 2> /dev/null
-	forget "$loop_pid"
-	loop_pid=
+	eval "pid=\$loop_$1"
+	kill -TERM "$pid" 2> /dev/null
+	wait "$pid" 2> /dev/null
+	forget "$pid"
 }
 
 # stats FILE: "median p90" in ms of the ns values in FILE.
@@ -183,26 +194,32 @@ for mode in on off; do
 done
 r=0
 while [ $r -lt "$rounds" ]; do
+	start_loop on
+	start_loop off
 	for mode in on off; do
-		start_loop $mode
-		turn 'Hello.' >> "$top/first-$mode"
+		turn $mode 'Hello.' >> "$top/first-$mode"
 		i=1
 		while [ $i -lt $WARM ]; do
-			turn 'Hello.' > /dev/null
+			turn $mode 'Hello.' > /dev/null
 			i=$((i + 1))
 		done
-		i=0
-		while [ $i -lt "$per" ]; do
-			turn 'Hello.' >> "$top/plain-$mode"
-			i=$((i + 1))
-		done
-		i=0
-		while [ $i -lt "$per" ]; do
-			turn 'read my notes' >> "$top/read-$mode"
-			i=$((i + 1))
-		done
-		stop_loop
 	done
+	i=0
+	while [ $i -lt "$per" ]; do
+		for mode in on off; do
+			turn $mode 'Hello.' >> "$top/plain-$mode"
+		done
+		i=$((i + 1))
+	done
+	i=0
+	while [ $i -lt "$per" ]; do
+		for mode in on off; do
+			turn $mode 'read my notes' >> "$top/read-$mode"
+		done
+		i=$((i + 1))
+	done
+	stop_loop on
+	stop_loop off
 	r=$((r + 1))
 done
 echo "chat-jail: done; load average $(load)"
