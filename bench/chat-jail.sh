@@ -8,12 +8,14 @@
 # each, then N/ROUNDS short turns with one model reply and no tool call,
 # then N/ROUNDS turns with one read_file tool call (an auto grant; the
 # model asks once, reads the result, replies), alternating jailed and
-# unjailed turn by turn so that the machine's changing load falls on both
-# alike; and stops both. Each turn is `bxctl chat --say` in a new session,
-# timed with date +%s%N around it, and its answer is checked. It prints
-# the median and p90 of each set with the jail and without, and their
-# differences; then it runs build/bench/bench-relay (the relay alone, per
-# model request).
+# unjailed turn by turn (in the order on off, off on, on off...) so that
+# the machine's changing load falls on both alike and neither always runs
+# right after the other; and stops both. Each turn is `bxctl chat --say`
+# in a new session, timed with date +%s%N around it, and its answer is
+# checked. The first turns too alternate which loopd goes first, round by
+# round. It prints the median and p90 of each set with the jail and
+# without, and their differences; then it runs build/bench/bench-relay
+# (the relay alone, per model request).
 #
 # It prints figures only; nothing here is a test. Run as root here (the
 # jail's uid is boxmaker-loop) or as a user with a subordinate range.
@@ -192,11 +194,18 @@ for mode in on off; do
 	: > "$top/plain-$mode"
 	: > "$top/read-$mode"
 done
+# pair I: the two loopds in the order of the I-th pair of turns, jailed
+# first in one pair and second in the next, so that neither always runs
+# right after the other.
+pair() {
+	if [ $(($1 % 2)) -eq 0 ]; then echo on off; else echo off on; fi
+}
+
 r=0
 while [ $r -lt "$rounds" ]; do
 	start_loop on
 	start_loop off
-	for mode in on off; do
+	for mode in $(pair $r); do
 		turn $mode 'Hello.' >> "$top/first-$mode"
 		i=1
 		while [ $i -lt $WARM ]; do
@@ -206,14 +215,14 @@ while [ $r -lt "$rounds" ]; do
 	done
 	i=0
 	while [ $i -lt "$per" ]; do
-		for mode in on off; do
+		for mode in $(pair $i); do
 			turn $mode 'Hello.' >> "$top/plain-$mode"
 		done
 		i=$((i + 1))
 	done
 	i=0
 	while [ $i -lt "$per" ]; do
-		for mode in on off; do
+		for mode in $(pair $i); do
 			turn $mode 'read my notes' >> "$top/read-$mode"
 		done
 		i=$((i + 1))
