@@ -20,22 +20,26 @@
 # It prints figures only; nothing here is a test. Run as root here (the
 # jail's uid is boxmaker-loop) or as a user with a subordinate range.
 #
-#	bench/chat-jail.sh [--build DIR] [--runtime bwrap|podman] [--rounds R] [N]
-#	(defaults: build, bwrap, 3 rounds, N = 30 turns per set and mode)
+#	bench/chat-jail.sh [--build DIR] [--runtime bwrap|podman] [--rounds R]
+#	    [--no-relay] [N]
+#	(defaults: build, bwrap, 3 rounds, N = 30 turns per set and mode;
+#	--no-relay skips bench-relay, which scripts/run-bench.sh runs anyway)
 set -u
 
 build=build
 runtime=bwrap
 rounds=3
 n=30
+relay=yes
 WARM=3
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) build=$2; shift 2 ;;
 	--runtime) runtime=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
+	--no-relay) relay=no; shift ;;
 	[0-9]*) n=$1; shift ;;
-	*) echo "usage: $0 [--build DIR] [--runtime bwrap|podman] [--rounds R] [N]" >&2
+	*) echo "usage: $0 [--build DIR] [--runtime bwrap|podman] [--rounds R] [--no-relay] [N]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -251,7 +255,7 @@ done
 echo "chat-jail: ($(wc -l < "$top/plain-on") turns in each set but the first turn's, $rounds of those)"
 stop_all
 
-if [ -x "$build/bench/bench-relay" ]; then
+if [ $relay = yes ] && [ -x "$build/bench/bench-relay" ]; then
 	echo "chat-jail: build/bench/bench-relay (the relay alone, per model request):"
 	"$build/bench/bench-relay" | sed 's/^/  /'
 fi
