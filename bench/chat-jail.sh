@@ -210,24 +210,24 @@ while [ $r -lt "$rounds" ]; do
 	start_loop on
 	start_loop off
 	for mode in $(pair $r); do
-		turn $mode 'Hello.' >> "$top/first-$mode"
+		turn "$mode" 'Hello.' >> "$top/first-$mode"
 		i=1
 		while [ $i -lt $WARM ]; do
-			turn $mode 'Hello.' > /dev/null
+			turn "$mode" 'Hello.' > /dev/null
 			i=$((i + 1))
 		done
 	done
 	i=0
 	while [ $i -lt "$per" ]; do
 		for mode in $(pair $i); do
-			turn $mode 'Hello.' >> "$top/plain-$mode"
+			turn "$mode" 'Hello.' >> "$top/plain-$mode"
 		done
 		i=$((i + 1))
 	done
 	i=0
 	while [ $i -lt "$per" ]; do
 		for mode in $(pair $i); do
-			turn $mode 'read my notes' >> "$top/read-$mode"
+			turn "$mode" 'read my notes' >> "$top/read-$mode"
 		done
 		i=$((i + 1))
 	done
