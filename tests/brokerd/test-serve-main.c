@@ -224,9 +224,9 @@ expect_jail_entries(struct home *h)
 	    BX_ACL_READ | BX_ACL_WRITE));
 	snprintf(dir, sizeof(dir), "%s/run/loop-broker", h->dir);
 	assert_true(bx_acl_allows(dir, id.ji_uid, BX_ACL_EXEC));
-	assert_false(bx_acl_allows(h->admin, id.ji_uid, 0));
+	assert_false(bx_acl_allows(h->admin, id.ji_uid, BX_ACL_WRITE));
 	snprintf(dir, sizeof(dir), "%s/run/owner-broker", h->dir);
-	assert_false(bx_acl_allows(dir, id.ji_uid, 0));
+	assert_false(bx_acl_allows(dir, id.ji_uid, BX_ACL_EXEC));
 }
 
 static void

@@ -5,7 +5,10 @@
  * brokerd's strings become (inert, whatever they hold), the exit status
  * and each failure: brokerd not running, an error answer, bad arguments.
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <jansson.h>
@@ -318,12 +323,84 @@ healthy(struct env *e, const char *version, const char *approvals)
 	    "\"total\":3,\"items\":[]}");
 }
 
+#define JAIL_UID	4242
+
+/*
+ * loop.sock as a jailed loopd serves it: listened on by another uid, which
+ * is what SO_PEERCRED reports to bxctl. Returns the listener's pid once it
+ * listens.
+ */
+static pid_t
+jailed_loop_start(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd, c, ready[2];
+	pid_t pid;
+	char b;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	assert_true((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0);
+	unlink(path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(pipe(ready), 0);
+	assert_true((pid = fork()) != -1);
+	if (pid == 0) {
+		if (setresgid(JAIL_UID, JAIL_UID, JAIL_UID) == -1 ||
+		    setresuid(JAIL_UID, JAIL_UID, JAIL_UID) == -1 ||
+		    listen(fd, 8) == -1 || write(ready[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			if ((c = accept(fd, NULL, NULL)) >= 0)
+				close(c);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &b, 1), 1);
+	close(ready[0]);
+	close(fd);
+	return pid;
+}
+
+static void
+jailed_loop_stop(pid_t pid, const char *path)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	unlink(path);
+}
+
+/* A loopd that answers as the owner's uid runs without its jail. */
+static void
+test_status_unjailed(void **state)
+{
+	struct env *e = *state;
+	struct run_result res;
+	struct fake *loop;
+
+	loop = fake_loop_start(e->loop_path, NULL);
+	healthy(e, "0.3.0", "{\"kind\":\"approval_list\",\"items\":[]}");
+	run(e, &res, "status", NULL, NULL, NULL);
+	assert_int_equal(res.status, 1);
+	assert_non_null(strstr(res.out, "loopd      up, its turn loop not "
+	    "jailed (it runs as you)\n"));
+	assert_non_null(strstr(res.out, "needs you: loopd's turn loop runs as "
+	    "you, not in its jail ([jail] mode = \"off\"); see "
+	    "docs/runbook.md#jail-off\n"));
+	run_result_free(&res);
+	run(e, &res, "status", "--json", NULL, NULL);
+	assert_non_null(strstr(res.out, "\"loopd\":{\"up\":true,\"jailed\":"
+	    "false}"));
+	run_result_free(&res);
+	fake_stop(loop);
+}
+
 static void
 test_status(void **state)
 {
 	struct env *e = *state;
 	struct run_result res;
-	struct fake *loop;
+	pid_t loop;
 	struct alog log;
 	char head[128], want[2048], pending[1024], created[BX_TIME_LEN + 1];
 
@@ -331,10 +408,11 @@ test_status(void **state)
 	alog_decision(&log, "s1", "c1", "read_file", "{}", BX_OUTCOME_DENIED,
 	    BX_DENY_NO_GRANT, NULL);
 	bx_hash_format(&log.prev, head);
-	loop = fake_loop_start(e->loop_path, NULL);
+	loop = jailed_loop_start(e->loop_path);
 	healthy(e, "0.3.0", "{\"kind\":\"approval_list\",\"items\":[]}");
 	run(e, &res, "status", NULL, NULL, NULL);
-	snprintf(want, sizeof(want), "loopd      up\ngrants     ok: 0 grants\n"
+	snprintf(want, sizeof(want), "loopd      up, its turn loop jailed as "
+	    "uid 4242\ngrants     ok: 0 grants\n"
 	    "approvals  none pending\naudit log  ok: 1 records, head 0:%s, "
 	    "last record 2025-09-18 10:00:00\nsessions   3\n", head);
 	assert_non_null(strstr(res.out, ", runtime podman, up 2 h (since "));
@@ -363,7 +441,8 @@ test_status(void **state)
 	run(e, &res, "status", "--json", NULL, NULL);
 	assert_int_equal(res.status, 1);
 	assert_non_null(strstr(res.out, "\"approvals\":{\"pending\":1,"));
-	assert_non_null(strstr(res.out, "\"loopd\":{\"up\":true}"));
+	assert_non_null(strstr(res.out, "\"loopd\":{\"up\":true,\"jailed\":"
+	    "true}"));
 	run_result_free(&res);
 
 	/* An invalid grant set: each problem, inert, and the runbook. */
@@ -381,7 +460,7 @@ test_status(void **state)
 	run_result_free(&res);
 
 	/* loopd down and a log that no longer verifies. */
-	fake_stop(loop);
+	jailed_loop_stop(loop, e->loop_path);
 	log.prev.bytes[0] ^= 1;
 	alog_decision(&log, "s1", "c2", "read_file", "{}", BX_OUTCOME_DENIED,
 	    BX_DENY_NO_GRANT, NULL);
@@ -441,6 +520,7 @@ main(void)
 		T(test_grants_list),
 		T(test_explain),
 		T(test_status),
+		T(test_status_unjailed),
 		T(test_status_without_brokerd),
 	};
 #undef T
