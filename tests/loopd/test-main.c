@@ -157,8 +157,9 @@ test_selftest_fails(void **state)
  * Runs loopd serve with cfg until its socket (home dir/home) appears, then
  * stops it with SIGTERM; asserts a clean exit that removed the socket.
  */
-static void
-serve_then_stop(const char *dir, const char *cfg)
+/* Starts loopd serve on cfg and waits for its loop.sock, at most 30 s. */
+static pid_t
+serve_until_up(const char *dir, const char *cfg)
 {
 	struct timespec pause = { 0, 50 * 1000 * 1000 };
 	char sock[4096];
@@ -170,7 +171,21 @@ serve_then_stop(const char *dir, const char *cfg)
 	pid = spawn(dir, "serve", "--config", cfg);
 	for (i = 0; i < 600 && lstat(sock, &st) == -1; i++)
 		nanosleep(&pause, NULL);
-	assert_int_equal(lstat(sock, &st), 0);
+	if (lstat(sock, &st) == -1)
+		fail_msg("loop.sock did not appear in 30 s:\n%s",
+		    tu_read(dir, "stderr"));
+	return pid;
+}
+
+static void
+serve_then_stop(const char *dir, const char *cfg)
+{
+	char sock[4096];
+	struct stat st;
+	pid_t pid;
+
+	snprintf(sock, sizeof(sock), "%s/home/run/owner-loop/loop.sock", dir);
+	pid = serve_until_up(dir, cfg);
 	assert_int_equal(kill(pid, SIGTERM), 0);
 	assert_int_equal(wait_exit(pid), 0);
 	assert_int_equal(lstat(sock, &st), -1);
@@ -242,25 +257,6 @@ turn_loop_of(pid_t launcher)
 	return pid > 0 ? (pid_t)pid : -1;
 }
 
-static pid_t
-serve_jailed(const char *dir, const char *cfg)
-{
-	struct timespec pause = { 0, 50 * 1000 * 1000 };
-	char sock[4096];
-	struct stat st;
-	pid_t pid;
-	int i;
-
-	snprintf(sock, sizeof(sock), "%s/home/run/owner-loop/loop.sock", dir);
-	pid = spawn(dir, "serve", "--config", cfg);
-	for (i = 0; i < 600 && lstat(sock, &st) == -1; i++)
-		nanosleep(&pause, NULL);
-	if (lstat(sock, &st) == -1)
-		fail_msg("loop.sock did not appear in 30 s:\n%s",
-		    tu_read(dir, "stderr"));
-	return pid;
-}
-
 /* The launcher says where the turn loop runs; it ends with its signal. */
 static void
 test_jailed(void **state)
@@ -281,7 +277,7 @@ test_jailed(void **state)
 	assert_non_null(strstr(err, "through the relay"));
 	free(err);
 
-	pid = serve_jailed(dir, cfg);
+	pid = serve_until_up(dir, cfg);
 	assert_true((inner = turn_loop_of(pid)) > 0);
 	assert_int_equal(kill(inner, SIGKILL), 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
