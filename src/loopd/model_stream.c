@@ -38,7 +38,6 @@ struct model_stream {
 	struct sbuf		 ms_data;	/* the event's data lines */
 	bool			 ms_has_data;
 	struct sbuf		 ms_content;
-	bool			 ms_has_content;
 	struct stream_call	 ms_calls[MODEL_MAX_CALLS];
 	size_t			 ms_ncalls;
 	char			*ms_finish;
@@ -123,7 +122,6 @@ add_content(struct model_stream *ms, const json_t *content,
 	if (!json_is_string(content))
 		return bx_fail(err, "the model's stream: delta.content is "
 		    "neither a string nor null");
-	ms->ms_has_content = true;
 	if (json_string_length(content) == 0)
 		return 0;
 	if (sbuf_add(&ms->ms_content, json_string_value(content),
@@ -418,9 +416,9 @@ joined_message(const struct model_stream *ms)
 	json_t *msg, *calls;
 	size_t i;
 
-	msg = json_pack("{s:o}", "content", ms->ms_has_content ?
-	    json_stringn(ms->ms_content.sb_len == 0 ? "" :
-	    ms->ms_content.sb_data, ms->ms_content.sb_len) : json_null());
+	/* "" when no piece came, as llama-server's whole answer has it. */
+	msg = json_pack("{s:s%}", "content", ms->ms_content.sb_len == 0 ? "" :
+	    ms->ms_content.sb_data, ms->ms_content.sb_len);
 	if (msg == NULL || ms->ms_ncalls == 0)
 		return msg;
 	if ((calls = json_array()) == NULL ||
