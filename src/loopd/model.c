@@ -277,7 +277,8 @@ http_error(const struct model_client *mc, long status, const struct body *b,
 		r = bx_fail(err, "the model server %s answered HTTP %ld: "
 		    "\"%.*s\"; %s", mc->mc_url, status, MODEL_ERROR_QUOTE,
 		    json_is_string(msg) ? json_string_value(msg) :
-		    b->b_data == NULL ? "(no body)" : b->b_data, http_hint(status));
+		    b->b_data == NULL ? "(no body)" : b->b_data,
+		    http_hint(status));
 	json_decref(root);
 	return r;
 }
@@ -311,8 +312,8 @@ transfer_error(const struct model_client *mc, CURLcode rc,
 		    mc->mc_url, mc->mc_timeout_s);
 	if (b->b_silent)
 		return bx_fail(err, "the model server %s went silent for %ld s "
-		    "([model] timeout_s) in the middle of its answer, after %zu "
-		    "bytes; this step was not kept; " RUNBOOK_UNAVAILABLE,
+		    "([model] timeout_s) in the middle of its answer, after "
+		    "%zu bytes; this step was not kept; " RUNBOOK_UNAVAILABLE,
 		    mc->mc_url, mc->mc_timeout_s, b->b_len);
 	if (rc == CURLE_ABORTED_BY_CALLBACK)
 		return bx_fail(err, "the model request was cancelled: loopd "

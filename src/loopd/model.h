@@ -78,8 +78,8 @@ typedef void	model_delta_fn(void *arg, const char *text);
  * base_url is llama-server's base ("http://127.0.0.1:8080"); model is the
  * name sent in every request; api_key (NULL: none) is copied; timeout_s
  * bounds each silence of the server: the wait for its first byte, and
- * every gap between two pieces of a streamed answer. When cancel is not NULL and becomes non-zero,
- * a request in flight ends (it is
+ * every gap between two pieces of a streamed answer. When cancel is not
+ * NULL and becomes non-zero, a request in flight ends (it is
  * read from libcurl's progress callback on the turn's thread, hence an
  * atomic rather than a volatile flag).
  */

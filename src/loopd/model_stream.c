@@ -25,7 +25,7 @@ struct sbuf {
 };
 
 struct stream_call {
-	char		*sc_id;		/* from its first fragment; NULL: none */
+	char		*sc_id;		/* its first fragment's; NULL: none */
 	struct sbuf	 sc_name;
 	struct sbuf	 sc_args;
 };
@@ -42,7 +42,7 @@ struct model_stream {
 	size_t			 ms_ncalls;
 	char			*ms_finish;
 	long			 ms_usage_tokens;	/* -1: not said */
-	long			 ms_predicted;		/* timings.predicted_n */
+	long			 ms_predicted;	/* timings.predicted_n */
 	bool			 ms_done;	/* data: [DONE] */
 	bool			 ms_failed;
 };
@@ -187,7 +187,7 @@ add_fragment(struct model_stream *ms, const json_t *frag, size_t i,
 		r = sbuf_add(&sc->sc_args, json_string_value(args),
 		    json_string_length(args), MODEL_MAX_RESPONSE);
 	else if (json_is_object(args)) {
-		/* Not what llama-server sends, but what a whole reply allows. */
+		/* Not llama-server's way, but a whole reply's. */
 		if ((text = json_dumps(args, JSON_COMPACT |
 		    JSON_PRESERVE_ORDER)) == NULL)
 			return bx_fail(err, "out of memory");
@@ -393,7 +393,8 @@ model_stream_feed(struct model_stream *ms, const char *buf, size_t len,
 		nl = memchr(buf, '\n', len);
 		n = nl == NULL ? len : (size_t)(nl - buf);
 		/* The line's CR, if any, is counted against the bound too. */
-		if (sbuf_add(&ms->ms_line, buf, n, MODEL_STREAM_LINE_MAX) == -1) {
+		if (sbuf_add(&ms->ms_line, buf, n,
+		    MODEL_STREAM_LINE_MAX) == -1) {
 			bx_fail(err, "the model's stream sent a line longer "
 			    "than %d bytes", MODEL_STREAM_LINE_MAX);
 			return broken(ms);

@@ -163,8 +163,8 @@ struct bx_chat {
 struct bx_turn_event {
 	enum bx_event	 type;
 	char		*session;	/* STARTED */
-	char		*text;		/* TEXT, TEXT_DELTA; DONE: the reply; ERROR:
-					   the message */
+	char		*text;		/* TEXT, TEXT_DELTA; DONE: the
+					   reply; ERROR: the message */
 	char		*call;		/* TOOL_CALL, TOOL_RESULT */
 	char		*tool;		/* TOOL_CALL, APPROVAL_PENDING */
 	char		*arguments;	/* TOOL_CALL */

@@ -74,7 +74,8 @@ check_reply(const json_t *reply, size_t i, struct bx_error *err)
 		    i);
 	value = json_object_get(reply, "stream");
 	if (value != NULL && !json_is_string(value))
-		return bx_fail(err, "reply %zu: \"stream\" must be a string", i);
+		return bx_fail(err, "reply %zu: \"stream\" must be a string",
+		    i);
 	value = json_object_get(reply, "stall");
 	if (value != NULL && !json_is_boolean(value))
 		return bx_fail(err, "reply %zu: \"stall\" must be true or "

@@ -146,7 +146,8 @@ fake_stream_generate(const json_t *completion, bool stall)
 	if (last == NULL || json_object_set(last, "timings",
 	    json_object_get(completion, "timings")) == -1 ||
 	    add_chunk(chunks, last) == -1 ||
-	    json_array_append_new(chunks, json_string("data: [DONE]\n\n")) == -1)
+	    json_array_append_new(chunks,
+	    json_string("data: [DONE]\n\n")) == -1)
 		goto fail;
 	return chunks;
 fail:
@@ -166,7 +167,8 @@ fake_stream_split(const char *text)
 	while (*text != '\0') {
 		end = strstr(text, "\n\n");
 		n = end == NULL ? strlen(text) : (size_t)(end - text) + 2;
-		if (json_array_append_new(chunks, json_stringn(text, n)) == -1) {
+		if (json_array_append_new(chunks,
+		    json_stringn(text, n)) == -1) {
 			json_decref(chunks);
 			return NULL;
 		}

@@ -48,7 +48,7 @@ int	fake_stream_send(int fd, const json_t *chunks, bool stall, int stop_fd,
  * chunks of completion (which may then be NULL otherwise); "stall": true
  * as fake_stream_send()'s stall.
  */
-int	fake_stream_answer(int fd, const json_t *reply, const json_t *completion,
-	    int stop_fd, int max_ms);
+int	fake_stream_answer(int fd, const json_t *reply,
+	    const json_t *completion, int stop_fd, int max_ms);
 
 #endif

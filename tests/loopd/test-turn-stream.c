@@ -229,7 +229,8 @@ test_bad_endings_keep_the_log(void **state)
 	    "\"the slot was released: out of memory in the KV cache\"",
 	    "Hello");
 	log_holds(&r, "chat-b", 2);
-	fails(&r, "chat-b", "stream ended before its answer did", "Hello| from");
+	fails(&r, "chat-b", "stream ended before its answer did",
+	    "Hello| from");
 	log_holds(&r, "chat-b", 2);
 	/* The next turn sees none of it. */
 	assert_int_equal(run(&r, "chat-b", "again", &ev), 0);
