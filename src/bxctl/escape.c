@@ -4,6 +4,8 @@
  * finds one invalid byte, and produces its printed form; the writers are
  * loops over that step.
  */
+#include <sys/types.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -134,10 +136,40 @@ plain_run(const unsigned char *p, size_t len)
 	return i;
 }
 
-int
-escape_write(FILE *fp, const char *s, size_t len)
+/*
+ * Whether s[0..len) (len > 0) starts a UTF-8 sequence longer than len: a
+ * lead byte and only continuation bytes after it. Whether it turns out
+ * valid is for the bytes that complete it to say.
+ */
+static bool
+utf8_incomplete(const unsigned char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	size_t n, i;
+
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4;
+	else
+		return false;
+	if (len >= n)
+		return false;
+	for (i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return false;
+	return true;
+}
+
+/*
+ * Writes the escaped form of p[0..len) to fp; with hold, stops before an
+ * incomplete sequence at the end. *ret_done is the bytes written.
+ */
+static int
+write_some(FILE *fp, const unsigned char *p, size_t len, bool hold,
+    size_t *ret_done)
+{
 	char out[STEP_MAX];
 	size_t i = 0, n, outlen;
 
@@ -149,12 +181,97 @@ escape_write(FILE *fp, const char *s, size_t len)
 			i += n;
 			continue;
 		}
+		if (hold && utf8_incomplete(p + i, len - i))
+			break;
 		n = escape_step(p + i, len - i, out, &outlen);
 		if (fwrite(out, 1, outlen, fp) != outlen)
 			return -1;
 		i += n;
 	}
+	*ret_done = i;
 	return 0;
+}
+
+int
+escape_write(FILE *fp, const char *s, size_t len)
+{
+	size_t done;
+
+	return write_some(fp, (const unsigned char *)s, len, false, &done);
+}
+
+void
+escape_stream_init(struct escape_stream *es)
+{
+	es->es_nheld = 0;
+}
+
+/*
+ * The held bytes and the first few of p: the steps that start in the
+ * held bytes. Returns how many bytes of p they took, or len when the
+ * sequence is still incomplete (then held again); -1 if a write failed.
+ */
+static ssize_t
+write_held(struct escape_stream *es, FILE *fp, const unsigned char *p,
+    size_t len)
+{
+	unsigned char tmp[sizeof(es->es_held) + 4];
+	char out[STEP_MAX];
+	size_t k = len < 4 ? len : 4, total, i = 0, n, outlen;
+
+	memcpy(tmp, es->es_held, es->es_nheld);
+	memcpy(tmp + es->es_nheld, p, k);
+	total = es->es_nheld + k;
+	while (i < es->es_nheld) {
+		/* Only when all of p is in tmp can it still be incomplete. */
+		if (utf8_incomplete(tmp + i, total - i)) {
+			memmove(es->es_held, tmp + i, total - i);
+			es->es_nheld = total - i;
+			return (ssize_t)len;
+		}
+		n = escape_step(tmp + i, total - i, out, &outlen);
+		if (fwrite(out, 1, outlen, fp) != outlen)
+			return -1;
+		i += n;
+	}
+	n = es->es_nheld;
+	es->es_nheld = 0;
+	return (ssize_t)(i - n);
+}
+
+int
+escape_stream_write(struct escape_stream *es, FILE *fp, const char *s,
+    size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t used = 0, done;
+	ssize_t r;
+
+	if (len == 0)
+		return 0;
+	if (es->es_nheld > 0) {
+		if ((r = write_held(es, fp, p, len)) == -1)
+			return -1;
+		used = (size_t)r;
+	}
+	if (write_some(fp, p + used, len - used, true, &done) == -1)
+		return -1;
+	used += done;
+	/* What is left is one incomplete sequence, at most 3 bytes. */
+	memcpy(es->es_held + es->es_nheld, p + used, len - used);
+	es->es_nheld += len - used;
+	return 0;
+}
+
+int
+escape_stream_end(struct escape_stream *es, FILE *fp)
+{
+	size_t done;
+	int r;
+
+	r = write_some(fp, es->es_held, es->es_nheld, false, &done);
+	es->es_nheld = 0;
+	return r;
 }
 
 int

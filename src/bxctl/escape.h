@@ -19,6 +19,14 @@
  * UTF-8 or one of the characters above; it is at most ESCAPE_GROWTH times
  * as long as the input.
  *
+ * Text that arrives in pieces (the model's text_delta events) is escaped
+ * with an escape_stream, character by character across the pieces: a
+ * piece that ends inside a UTF-8 sequence keeps those bytes until the
+ * next piece completes or breaks it, so the output is byte for byte
+ * escape_write() of the pieces joined, however they were cut. A lone ESC
+ * is a character, escaped at once, so "\x1b" then "[2J" prints as
+ * "\u001b[2J".
+ *
  * Ownership: escape_string() returns a malloc'd string the caller frees;
  * escape_buf() writes into the caller's buffer; nothing else allocates.
  */
@@ -32,6 +40,12 @@
 
 /* The most output bytes one input byte can become ("\u001b"). */
 #define ESCAPE_GROWTH	6
+
+/* The bytes of a UTF-8 sequence that one piece ended inside of. */
+struct escape_stream {
+	unsigned char	es_held[3];
+	size_t		es_nheld;
+};
 
 /* Whether code point cp is printed as an escape. */
 bool	escape_needed(uint32_t cp);
@@ -52,6 +66,23 @@ int	escape_puts(FILE *fp, const char *s);
  */
 void	escape_problem(FILE *, const char *file, bool has_line,
 	    uint64_t line, const char *problem);
+
+/* Starts a stream: nothing held. */
+void	escape_stream_init(struct escape_stream *);
+
+/*
+ * Writes the escaped form of the next piece s[0..len) to fp, holding back
+ * a UTF-8 sequence that the piece ends inside of. Returns 0, or -1 if a
+ * write failed.
+ */
+int	escape_stream_write(struct escape_stream *, FILE *fp, const char *s,
+	    size_t len);
+
+/*
+ * The stream has ended: bytes still held are an incomplete sequence,
+ * written as \xHH each. Returns 0, or -1 if a write failed.
+ */
+int	escape_stream_end(struct escape_stream *, FILE *fp);
 
 /* Whether s[0..len) is valid UTF-8 (shortest forms, no surrogates). */
 bool	escape_valid_utf8(const char *s, size_t len);

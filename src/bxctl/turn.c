@@ -1,7 +1,9 @@
 /*
  * turn.c: one chat turn (turn.h). The loop reads events until the final
  * one; each event type has a small printer, and approval_pending also
- * looks the approval up on admin.sock and, interactively, asks.
+ * looks the approval up on admin.sock and, interactively, asks. The
+ * model's text_delta events open a "model: " line that the next other
+ * event closes; the text or reply that repeats it is then not printed.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -27,9 +29,15 @@
 struct turn_state {
 	const struct turn_opts	*opts;
 	char			*session;
-	char			*last_text;	/* the last text event */
+	char			*last_text;	/* the last model line shown */
 	int			 timeout_ms;	/* for the next event */
 	bool			 failed;
+	bool			 in_deltas;	/* a line of deltas is open */
+	bool			 from_deltas;	/* last_text was that line */
+	struct escape_stream	 es;
+	char			*streamed;	/* the open line's text */
+	size_t			 streamed_len;
+	bool			 streamed_cut;	/* past TURN_STREAM_MAX */
 };
 
 int
@@ -52,6 +60,60 @@ print_model(const char *text)
 	printf("model: ");
 	escape_puts(stdout, text);
 	printf("\n");
+}
+
+/* Keeps the open line's text, to know the text event that repeats it. */
+static void
+keep_delta(struct turn_state *ts, const char *text, size_t len)
+{
+	char *grown;
+
+	if (ts->streamed_cut)
+		return;
+	if (ts->streamed_len + len > TURN_STREAM_MAX ||
+	    (grown = realloc(ts->streamed, ts->streamed_len + len + 1)) ==
+	    NULL) {
+		ts->streamed_cut = true;
+		return;
+	}
+	memcpy(grown + ts->streamed_len, text, len);
+	ts->streamed_len += len;
+	grown[ts->streamed_len] = '\0';
+	ts->streamed = grown;
+}
+
+/* One piece of the model's text, escaped across pieces (escape.h). */
+static void
+print_delta(struct turn_state *ts, const char *text)
+{
+	size_t len = strlen(text);
+
+	if (!ts->in_deltas) {
+		printf("model: ");
+		escape_stream_init(&ts->es);
+		ts->in_deltas = true;
+		ts->streamed_len = 0;
+		ts->streamed_cut = false;
+		keep_delta(ts, "", 0);
+	}
+	escape_stream_write(&ts->es, stdout, text, len);
+	keep_delta(ts, text, len);
+}
+
+/* Closes a line of deltas; its text is then the last one shown. */
+static void
+end_deltas(struct turn_state *ts)
+{
+	if (!ts->in_deltas)
+		return;
+	escape_stream_end(&ts->es, stdout);
+	printf("\n");
+	ts->in_deltas = false;
+	free(ts->last_text);
+	ts->last_text = ts->streamed_cut ? NULL : ts->streamed;
+	ts->streamed = NULL;
+	ts->from_deltas = !ts->streamed_cut;
+	fflush(stdout);
 }
 
 /* Looks the approval up on admin.sock and prints its two lines. */
@@ -125,6 +187,8 @@ on_event(struct turn_state *ts, const struct bx_turn_event *ev)
 {
 	int64_t wait;
 
+	if (ev->type != BX_EVENT_TEXT_DELTA)
+		end_deltas(ts);
 	switch (ev->type) {
 	case BX_EVENT_STARTED:
 		if (strcmp(ts->session, ev->session) != 0) {
@@ -134,8 +198,14 @@ on_event(struct turn_state *ts, const struct bx_turn_event *ev)
 		}
 		snprintf(ts->session, BX_ID_MAX + 1, "%s", ev->session);
 		break;
+	case BX_EVENT_TEXT_DELTA:
+		print_delta(ts, ev->text);
+		break;
 	case BX_EVENT_TEXT:
-		print_model(ev->text);
+		/* The same text just streamed is not shown twice. */
+		if (!ts->from_deltas || ts->last_text == NULL ||
+		    strcmp(ts->last_text, ev->text) != 0)
+			print_model(ev->text);
 		free(ts->last_text);
 		ts->last_text = strdup(ev->text);
 		break;
@@ -182,6 +252,8 @@ on_event(struct turn_state *ts, const struct bx_turn_event *ev)
 	default:
 		break;
 	}
+	if (ev->type != BX_EVENT_TEXT_DELTA)
+		ts->from_deltas = false;
 	fflush(stdout);
 }
 
@@ -234,8 +306,8 @@ int
 turn_run(const struct turn_opts *opts, char *session, const char *text,
     bool *ret_failed, struct bx_error *err)
 {
-	struct turn_state ts = { opts, session, NULL, TURN_EVENT_TIMEOUT_MS,
-	    false };
+	struct turn_state ts = { .opts = opts, .session = session,
+	    .timeout_ms = TURN_EVENT_TIMEOUT_MS };
 	struct bx_frame_reader fr;
 	struct bx_msg *chat;
 	int fd, rc = -1;
@@ -253,13 +325,17 @@ turn_run(const struct turn_opts *opts, char *session, const char *text,
 		    opts->loop_path);
 		goto out;
 	}
-	if (events(&ts, &fr, err) == -1)
+	/* A line of deltas that loopd broke off is ended before its error. */
+	if (events(&ts, &fr, err) == -1) {
+		end_deltas(&ts);
 		goto out;
+	}
 	*ret_failed = ts.failed;
 	rc = 0;
 out:
 	bx_msg_free(chat);
 	free(ts.last_text);
+	free(ts.streamed);
 	bx_frame_reader_free(&fr);
 	close(fd);
 	return rc;

@@ -7,6 +7,11 @@
  *
  *	session chat-1758200000000		(once, when it is new)
  *	model: Let me look.			(text, and the final reply)
+ *						(or the same line printed
+ *						piece by piece as text_delta
+ *						events arrive; the text or
+ *						reply that repeats it is not
+ *						printed again)
  *	call call_0: shell {"command": "ls"}
  *	<the two lines of show.h>		(approval_pending)
  *	result call_0: failed (public): timed out after 30 s
@@ -24,6 +29,7 @@
 #include <stdio.h>
 
 #include "proto/error.h"
+#include "proto/frame.h"
 #include "proto/types.h"
 
 /*
@@ -35,6 +41,11 @@
 #define TURN_EVENT_TIMEOUT_MS	(3660 * 1000)
 /* After an approval's expiry, how long loopd may take to go on. */
 #define TURN_EXPIRY_GRACE_MS	60000
+/*
+ * The most of a line of deltas kept to compare with the text that ends
+ * it (which one frame bounds); past it, that text is printed again.
+ */
+#define TURN_STREAM_MAX		BX_FRAME_MAX
 /* How long loopd may take to take the chat frame. */
 #define TURN_SEND_TIMEOUT_MS	30000
 /* The longest answer line to "approve N? [y/N]" that is read whole. */

@@ -2,7 +2,10 @@
  * model.c: one model step over HTTP with libcurl. Each request uses its
  * own easy handle, so several turns may call the model at once; sizes are
  * bounded both ways (MODEL_MAX_REQUEST, MODEL_MAX_RESPONSE), redirects are
- * not followed, and the whole request is bounded by timeout_s. Every
+ * not followed, and every silence of the server is bounded by timeout_s
+ * (a streamed answer may take longer than that as a whole, as long as it
+ * keeps coming). The answer is read as a stream when the server says
+ * text/event-stream (model_stream.h), as one body otherwise. Every
  * failure names the runbook entry for what the owner can do about it:
  * model-unavailable (nothing answers there, or not as llama-server),
  * model-refused (the server refused the request, its key or its model
@@ -12,10 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
 #include "loopd/model.h"
+#include "loopd/model_stream.h"
 
 #define COMPLETIONS_PATH	"/v1/chat/completions"
 #define BEARER			"Authorization: Bearer "
@@ -32,10 +38,26 @@ struct model_client {
 	const atomic_int		*mc_cancel;
 };
 
+/* How the answer's body is being read, decided by its first bytes. */
+enum body_mode {
+	BODY_UNKNOWN,
+	BODY_WHOLE,		/* one JSON body, or an error's */
+	BODY_STREAM		/* server-sent events, fed to b_stream */
+};
+
+/* One request's answer as it arrives. */
 struct body {
-	char	*data;
-	size_t	 len;
-	bool	 too_large;
+	const struct model_client	*b_mc;
+	CURL				*b_curl;
+	enum body_mode			 b_mode;
+	char				*b_data;	/* BODY_WHOLE */
+	size_t				 b_len;		/* bytes received */
+	bool				 b_too_large;
+	struct model_stream		*b_stream;
+	struct bx_error			 b_stream_err;
+	bool				 b_stream_failed;
+	struct timespec			 b_last;	/* the last byte */
+	bool				 b_silent;	/* timeout_s passed */
 };
 
 int
@@ -111,7 +133,42 @@ model_request(const struct model_client *mc, const json_t *messages,
 	    "messages", messages,
 	    "tools", tools,
 	    "tool_choice", "auto",
-	    "stream", 0);
+	    "stream", 1);
+}
+
+static void
+now(struct timespec *ts)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+}
+
+/* A 200 answer that says text/event-stream is read as a stream. */
+static void
+choose_mode(struct body *b)
+{
+	const char *type = NULL;
+	long status = 0;
+
+	b->b_mode = BODY_WHOLE;
+	curl_easy_getinfo(b->b_curl, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(b->b_curl, CURLINFO_CONTENT_TYPE, &type);
+	if (status == 200 && type != NULL &&
+	    strncasecmp(type, "text/event-stream", 17) == 0 &&
+	    b->b_stream != NULL)
+		b->b_mode = BODY_STREAM;
+}
+
+static size_t
+keep_whole(struct body *b, const char *ptr, size_t add)
+{
+	char *grown;
+
+	if ((grown = realloc(b->b_data, b->b_len + add + 1)) == NULL)
+		return 0;
+	memcpy(grown + b->b_len, ptr, add);
+	grown[b->b_len + add] = '\0';
+	b->b_data = grown;
+	return add;
 }
 
 static size_t
@@ -119,32 +176,50 @@ collect(char *ptr, size_t size, size_t n, void *arg)
 {
 	struct body *b = arg;
 	size_t add = size * n;
-	char *grown;
 
-	if (b->len + add > MODEL_MAX_RESPONSE) {
-		b->too_large = true;
+	now(&b->b_last);
+	if (b->b_mode == BODY_UNKNOWN)
+		choose_mode(b);
+	if (b->b_len + add > MODEL_MAX_RESPONSE) {
+		b->b_too_large = true;
 		return 0;
 	}
-	if ((grown = realloc(b->data, b->len + add + 1)) == NULL)
+	if (b->b_mode == BODY_STREAM) {
+		if (model_stream_feed(b->b_stream, ptr, add,
+		    &b->b_stream_err) == -1) {
+			b->b_stream_failed = true;
+			return 0;
+		}
+	} else if (keep_whole(b, ptr, add) != add)
 		return 0;
-	memcpy(grown + b->len, ptr, add);
-	b->len += add;
-	grown[b->len] = '\0';
-	b->data = grown;
+	b->b_len += add;
 	return add;
 }
 
+/* Cancels on loopd's stop, and when the server has been silent too long. */
 static int
 progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
     curl_off_t ulnow)
 {
-	const struct model_client *mc = arg;
+	struct body *b = arg;
+	const struct model_client *mc = b->b_mc;
+	struct timespec t;
+	long ms;
 
 	(void)dltotal;
 	(void)dlnow;
 	(void)ultotal;
 	(void)ulnow;
-	return mc->mc_cancel != NULL && atomic_load(mc->mc_cancel) != 0;
+	if (mc->mc_cancel != NULL && atomic_load(mc->mc_cancel) != 0)
+		return 1;
+	now(&t);
+	ms = (long)(t.tv_sec - b->b_last.tv_sec) * 1000 +
+	    (t.tv_nsec - b->b_last.tv_nsec) / 1000000;
+	if (ms >= mc->mc_timeout_s * 1000) {
+		b->b_silent = true;
+		return 1;
+	}
+	return 0;
 }
 
 /* What the owner can do about an HTTP error status, with its entry. */
@@ -189,7 +264,7 @@ http_error(const struct model_client *mc, long status, const struct body *b,
 	json_t *root, *error, *msg;
 	int r;
 
-	root = b->data == NULL ? NULL : json_loadb(b->data, b->len,
+	root = b->b_data == NULL ? NULL : json_loadb(b->b_data, b->b_len,
 	    JSON_REJECT_DUPLICATES, NULL);
 	error = json_object_get(root, "error");
 	msg = json_object_get(error, "message");
@@ -202,22 +277,44 @@ http_error(const struct model_client *mc, long status, const struct body *b,
 		r = bx_fail(err, "the model server %s answered HTTP %ld: "
 		    "\"%.*s\"; %s", mc->mc_url, status, MODEL_ERROR_QUOTE,
 		    json_is_string(msg) ? json_string_value(msg) :
-		    b->data == NULL ? "(no body)" : b->data, http_hint(status));
+		    b->b_data == NULL ? "(no body)" : b->b_data,
+		    http_hint(status));
 	json_decref(root);
 	return r;
+}
+
+/* A reply that is not llama-server's still tells the owner where to look. */
+static void
+add_pointer(struct bx_error *err, const char *pointer)
+{
+	size_t len = strlen(err->msg);
+
+	snprintf(err->msg + len, sizeof(err->msg) - len, "%s", pointer);
 }
 
 static int
 transfer_error(const struct model_client *mc, CURLcode rc,
     const struct body *b, const char *detail, struct bx_error *err)
 {
-	if (b->too_large)
+	if (b->b_too_large)
 		return bx_fail(err, "the model server's reply is larger than "
 		    "%d bytes", MODEL_MAX_RESPONSE);
-	if (rc == CURLE_OPERATION_TIMEDOUT)
+	if (b->b_stream_failed) {
+		*err = b->b_stream_err;
+		bx_error_prefix(err, "the model server %s", mc->mc_url);
+		add_pointer(err, "; this step was not kept; "
+		    RUNBOOK_UNAVAILABLE);
+		return -1;
+	}
+	if (b->b_silent && b->b_len == 0)
 		return bx_fail(err, "the model server %s did not answer within "
 		    "%ld s ([model] timeout_s); " RUNBOOK_UNAVAILABLE,
 		    mc->mc_url, mc->mc_timeout_s);
+	if (b->b_silent)
+		return bx_fail(err, "the model server %s went silent for %ld s "
+		    "([model] timeout_s) in the middle of its answer, after "
+		    "%zu bytes; this step was not kept; " RUNBOOK_UNAVAILABLE,
+		    mc->mc_url, mc->mc_timeout_s, b->b_len);
 	if (rc == CURLE_ABORTED_BY_CALLBACK)
 		return bx_fail(err, "the model request was cancelled: loopd "
 		    "is stopping");
@@ -227,7 +324,7 @@ transfer_error(const struct model_client *mc, CURLcode rc,
 }
 
 static int
-perform(struct model_client *mc, const char *req, struct body *b,
+perform(const struct model_client *mc, const char *req, struct body *b,
     long *ret_status, struct bx_error *err)
 {
 	char detail[CURL_ERROR_SIZE] = "";
@@ -253,7 +350,7 @@ perform(struct model_client *mc, const char *req, struct body *b,
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, mc->mc_timeout_s);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, mc->mc_timeout_s);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, req);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
@@ -261,10 +358,13 @@ perform(struct model_client *mc, const char *req, struct body *b,
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, b);
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress);
-	curl_easy_setopt(c, CURLOPT_XFERINFODATA, mc);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, b);
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
+	b->b_curl = c;
+	now(&b->b_last);
 	rc = curl_easy_perform(c);
+	b->b_curl = NULL;
 	if (rc == CURLE_OK)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, ret_status);
 	curl_slist_free_all(headers);
@@ -274,25 +374,42 @@ perform(struct model_client *mc, const char *req, struct body *b,
 	return 0;
 }
 
-/* A reply that is not llama-server's still tells the owner where to look. */
-static void
-add_pointer(struct bx_error *err, const char *pointer)
+/* A 200 answer, streamed or whole, into *ret. */
+static int
+read_answer(const struct model_client *mc, const struct body *b,
+    struct model_reply **ret, struct bx_error *err)
 {
-	size_t len = strlen(err->msg);
+	int r;
 
-	snprintf(err->msg + len, sizeof(err->msg) - len, "%s", pointer);
+	if (b->b_mode == BODY_STREAM) {
+		if ((r = model_stream_finish(b->b_stream, ret, err)) == -1) {
+			bx_error_prefix(err, "the model server %s", mc->mc_url);
+			add_pointer(err, "; this step was not kept; "
+			    RUNBOOK_UNAVAILABLE);
+		}
+		return r;
+	}
+	if (b->b_data == NULL)
+		return bx_fail(err, "the model server %s sent an empty reply; "
+		    RUNBOOK_UNAVAILABLE, mc->mc_url);
+	if ((r = model_reply_parse(b->b_data, b->b_len, ret, err)) == -1)
+		add_pointer(err, "; " RUNBOOK_UNAVAILABLE);
+	return r;
 }
 
 int
 model_complete(struct model_client *mc, const json_t *messages,
-    const json_t *tools, struct model_reply **ret, struct bx_error *err)
+    const json_t *tools, model_delta_fn *on_delta, void *arg,
+    struct model_reply **ret, struct bx_error *err)
 {
-	struct body b = { NULL, 0, false };
+	struct body b;
 	json_t *req;
 	char *text;
 	long status = 0;
 	int r = -1;
 
+	memset(&b, 0, sizeof(b));
+	b.b_mc = mc;
 	if ((req = model_request(mc, messages, tools)) == NULL)
 		return bx_fail(err, "cannot build the model request");
 	text = json_dumps(req, JSON_COMPACT);
@@ -307,21 +424,17 @@ model_complete(struct model_client *mc, const json_t *messages,
 		r = MODEL_CONTEXT_FULL;
 		goto out;
 	}
-	if (perform(mc, text, &b, &status, err) == -1)
+	if (model_stream_new(on_delta, arg, &b.b_stream, err) == -1 ||
+	    perform(mc, text, &b, &status, err) == -1)
 		goto out;
 	if (status != 200) {
 		r = http_error(mc, status, &b, err);
 		goto out;
 	}
-	if (b.data == NULL) {
-		bx_fail(err, "the model server %s sent an empty reply; "
-		    RUNBOOK_UNAVAILABLE, mc->mc_url);
-		goto out;
-	}
-	if ((r = model_reply_parse(b.data, b.len, ret, err)) == -1)
-		add_pointer(err, "; " RUNBOOK_UNAVAILABLE);
+	r = read_answer(mc, &b, ret, err);
 out:
 	free(text);
-	free(b.data);
+	free(b.b_data);
+	model_stream_free(b.b_stream);
 	return r;
 }

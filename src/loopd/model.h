@@ -64,14 +64,22 @@ struct model_reply {
 	long			 mr_completion_tokens;	/* -1 when not said */
 };
 
+/*
+ * Called with each piece of the model's text as it arrives (a streamed
+ * answer's delta.content): whole UTF-8 characters, never empty, borrowed
+ * for the call.
+ */
+typedef void	model_delta_fn(void *arg, const char *text);
+
 /* model_complete() fails with this when the prompt exceeds the context. */
 #define MODEL_CONTEXT_FULL	(-2)
 
 /*
  * base_url is llama-server's base ("http://127.0.0.1:8080"); model is the
  * name sent in every request; api_key (NULL: none) is copied; timeout_s
- * bounds each whole request. When cancel is not NULL and becomes non-zero,
- * a request in flight ends (it is
+ * bounds each silence of the server: the wait for its first byte, and
+ * every gap between two pieces of a streamed answer. When cancel is not
+ * NULL and becomes non-zero, a request in flight ends (it is
  * read from libcurl's progress callback on the turn's thread, hence an
  * atomic rather than a volatile flag).
  */
@@ -93,15 +101,29 @@ int	model_client_via(struct model_client *, const char *path,
 json_t	*model_request(const struct model_client *, const json_t *messages,
 	    const json_t *tools);
 
-/* One step: sends messages with tools, parses the reply. Returns 0, -1,
- * or MODEL_CONTEXT_FULL (err says the prompt's and the context's sizes). */
+/*
+ * One step: sends messages with tools, asking for a stream, and reads the
+ * reply: server-sent events (model_stream.h), each piece of text handed
+ * to on_delta (NULL: none) as it arrives, or a whole chat.completion body
+ * from a server that answers with one. Returns 0, -1, or
+ * MODEL_CONTEXT_FULL (err says the prompt's and the context's sizes).
+ */
 int	model_complete(struct model_client *, const json_t *messages,
-	    const json_t *tools, struct model_reply **ret,
-	    struct bx_error *err);
+	    const json_t *tools, model_delta_fn *on_delta, void *arg,
+	    struct model_reply **ret, struct bx_error *err);
 
 /* Parses a chat.completion body (len bytes). */
 int	model_reply_parse(const char *body, size_t len,
 	    struct model_reply **ret, struct bx_error *err);
+
+/*
+ * A reply from an assistant message object (content, tool_calls, as in
+ * choices[0].message), its finish_reason (NULL: none) and its completion
+ * tokens (-1: not said): what a stream's joined chunks become.
+ */
+int	model_reply_from_message(const json_t *msg, const char *finish,
+	    long completion_tokens, struct model_reply **ret,
+	    struct bx_error *err);
 void	model_reply_free(struct model_reply *);
 
 #endif

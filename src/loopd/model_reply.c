@@ -95,7 +95,7 @@ parse_call(const json_t *tc, size_t i, struct model_call *mc,
 }
 
 static int
-parse_message(const json_t *msg, const json_t *finish, struct model_reply *r,
+parse_message(const json_t *msg, const char *finish, struct model_reply *r,
     struct bx_error *err)
 {
 	json_t *content, *calls, *tc;
@@ -109,8 +109,7 @@ parse_message(const json_t *msg, const json_t *finish, struct model_reply *r,
 	if (json_is_string(content) &&
 	    (r->mr_content = strdup(json_string_value(content))) == NULL)
 		return bx_fail(err, "out of memory");
-	if (json_is_string(finish) &&
-	    (r->mr_finish = strdup(json_string_value(finish))) == NULL)
+	if (finish != NULL && (r->mr_finish = strdup(finish)) == NULL)
 		return bx_fail(err, "out of memory");
 	calls = json_object_get(msg, "tool_calls");
 	if (calls == NULL || json_is_null(calls))
@@ -136,10 +135,26 @@ parse_message(const json_t *msg, const json_t *finish, struct model_reply *r,
 }
 
 int
+model_reply_from_message(const json_t *msg, const char *finish,
+    long completion_tokens, struct model_reply **ret, struct bx_error *err)
+{
+	struct model_reply *r;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return bx_fail(err, "out of memory");
+	if (parse_message(msg, finish, r, err) == -1) {
+		model_reply_free(r);
+		return -1;
+	}
+	r->mr_completion_tokens = completion_tokens;
+	*ret = r;
+	return 0;
+}
+
+int
 model_reply_parse(const char *body, size_t len, struct model_reply **ret,
     struct bx_error *err)
 {
-	struct model_reply *r = NULL;
 	json_t *root, *choices, *choice, *msg, *tokens;
 	json_error_t jerr;
 	int status = -1;
@@ -163,22 +178,12 @@ model_reply_parse(const char *body, size_t len, struct model_reply **ret,
 		bx_fail(err, "the model's reply: choices[0] has no message");
 		goto out;
 	}
-	if ((r = calloc(1, sizeof(*r))) == NULL) {
-		bx_fail(err, "out of memory");
-		goto out;
-	}
-	if (parse_message(msg, json_object_get(choice, "finish_reason"), r,
-	    err) == -1)
-		goto out;
 	tokens = json_object_get(json_object_get(root, "usage"),
 	    "completion_tokens");
-	r->mr_completion_tokens = json_is_integer(tokens) ?
-	    (long)json_integer_value(tokens) : -1;
-	*ret = r;
-	r = NULL;
-	status = 0;
+	status = model_reply_from_message(msg, json_string_value(
+	    json_object_get(choice, "finish_reason")), json_is_integer(tokens) ?
+	    (long)json_integer_value(tokens) : -1, ret, err);
 out:
-	model_reply_free(r);
 	json_decref(root);
 	return status;
 }

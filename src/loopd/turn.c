@@ -274,6 +274,13 @@ cut_off(struct turn *t, const struct model_reply *r)
 	return fail(t, msg, true);
 }
 
+/* Each piece of the model's text goes to the client as it arrives. */
+static void
+on_delta(void *arg, const char *text)
+{
+	say(arg, bx_msg_ev_text_delta(text));
+}
+
 /*
  * One model step. Returns 1 when the turn is done, 0 to go on, -1 when it
  * ended with an error (already sent). A step that fails writes nothing to
@@ -288,8 +295,8 @@ step(struct turn *t, const json_t *tools, int n)
 	size_t i;
 	int rc = -1;
 
-	if ((rc = model_complete(t->t_env->te_model, t->t_messages, tools, &r,
-	    &err)) != 0)
+	if ((rc = model_complete(t->t_env->te_model, t->t_messages, tools,
+	    on_delta, t, &r, &err)) != 0)
 		return rc == MODEL_CONTEXT_FULL ? context_full(t, err.msg) :
 		    fail(t, err.msg, true);
 	if (r->mr_finish != NULL && strcmp(r->mr_finish, "length") == 0) {

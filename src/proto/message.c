@@ -30,7 +30,7 @@ static const char *code_names[BX_CODE_MAX] = {
 
 static const char *event_names[BX_EVENT_MAX] = {
 	"started", "text", "tool_call", "tool_result", "approval_pending",
-	"done", "error",
+	"done", "error", "text_delta",
 };
 
 const char *
@@ -350,7 +350,10 @@ event(enum bx_event type)
 	return m;
 }
 
-/* A turn_event whose one field is text: text, done (reply), error. */
+/*
+ * A turn_event whose one field is text: text, text_delta, done (reply),
+ * error.
+ */
 static struct bx_msg *
 event_text(enum bx_event type, const char *text)
 {
@@ -379,6 +382,12 @@ struct bx_msg *
 bx_msg_ev_text(const char *text)
 {
 	return event_text(BX_EVENT_TEXT, text);
+}
+
+struct bx_msg *
+bx_msg_ev_text_delta(const char *text)
+{
+	return event_text(BX_EVENT_TEXT_DELTA, text);
 }
 
 struct bx_msg *

@@ -87,6 +87,7 @@ enum bx_event {
 	BX_EVENT_APPROVAL_PENDING,
 	BX_EVENT_DONE,
 	BX_EVENT_ERROR,
+	BX_EVENT_TEXT_DELTA,
 	BX_EVENT_MAX
 };
 
@@ -162,7 +163,8 @@ struct bx_chat {
 struct bx_turn_event {
 	enum bx_event	 type;
 	char		*session;	/* STARTED */
-	char		*text;		/* TEXT; DONE: the reply; ERROR: the message */
+	char		*text;		/* TEXT, TEXT_DELTA; DONE: the
+					   reply; ERROR: the message */
 	char		*call;		/* TOOL_CALL, TOOL_RESULT */
 	char		*tool;		/* TOOL_CALL, APPROVAL_PENDING */
 	char		*arguments;	/* TOOL_CALL */
@@ -335,6 +337,8 @@ int	bx_msg_add_problem(struct bx_msg *grants_report, const char *file,
 /* turn_event, one constructor per type. */
 struct bx_msg	*bx_msg_ev_started(const char *session);
 struct bx_msg	*bx_msg_ev_text(const char *text);
+/* A piece of the model's text as it arrives (whole UTF-8 characters). */
+struct bx_msg	*bx_msg_ev_text_delta(const char *text);
 struct bx_msg	*bx_msg_ev_tool_call(const char *call, const char *tool,
 		    const char *arguments);
 struct bx_msg	*bx_msg_ev_tool_result(const char *call, enum bx_status,

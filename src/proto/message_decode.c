@@ -384,6 +384,7 @@ static const char *const event_fields[BX_EVENT_MAX][9] = {
 	    "tool", "expires", NULL },
 	[BX_EVENT_DONE] = { "kind", "final", "type", "reply", NULL },
 	[BX_EVENT_ERROR] = { "kind", "final", "type", "message", NULL },
+	[BX_EVENT_TEXT_DELTA] = { "kind", "final", "type", "text", NULL },
 };
 
 static int
@@ -424,6 +425,7 @@ decode_turn_event(const json_t *o, struct bx_msg *m, struct bx_error *err)
 		return bx_msgd_id(o, "session", bx_session_id_check, &e->session,
 		    err);
 	case BX_EVENT_TEXT:
+	case BX_EVENT_TEXT_DELTA:
 		return bx_msgd_string(o, "text", &e->text, err);
 	case BX_EVENT_TOOL_CALL:
 		if (bx_msgd_id(o, "call", bx_call_id_check, &e->call, err) == -1 ||

@@ -259,6 +259,7 @@ encode_turn_event(const struct bx_msg *m, json_t *o, struct bx_error *err)
 	case BX_EVENT_STARTED:
 		return bx_json_set(o, "session", json_string(e->session), err);
 	case BX_EVENT_TEXT:
+	case BX_EVENT_TEXT_DELTA:
 		return bx_json_set(o, "text", json_string(e->text), err);
 	case BX_EVENT_TOOL_CALL:
 		if (bx_json_set(o, "call", json_string(e->call), err) == -1 ||

@@ -1,6 +1,7 @@
 /*
  * test-escape.c: src/bxctl/escape.h, the rules for printing untrusted text
- * as data, one case per rule, and a sweep over every code point.
+ * as data, one case per rule, and a sweep over every code point; the
+ * stream form, cut every way, printing what the whole prints.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -184,6 +185,117 @@ test_escape_buf_cuts_whole_steps(void **state)
 	    "abcde...");
 }
 
+/* s[0..len) through a stream, cut before each offset in cuts. */
+static char *
+streamed(const char *s, size_t len, const size_t *cuts, size_t ncuts,
+    size_t *ret_len)
+{
+	struct escape_stream es;
+	char *mem = NULL;
+	size_t memlen = 0, at = 0, i, to;
+	FILE *fp;
+
+	assert_non_null(fp = open_memstream(&mem, &memlen));
+	escape_stream_init(&es);
+	for (i = 0; i <= ncuts; i++) {
+		to = i < ncuts ? cuts[i] : len;
+		assert_int_equal(escape_stream_write(&es, fp, s + at, to - at),
+		    0);
+		at = to;
+	}
+	assert_int_equal(escape_stream_end(&es, fp), 0);
+	assert_int_equal(fclose(fp), 0);
+	*ret_len = memlen;
+	return mem;
+}
+
+static void
+same_as_whole(const char *s, size_t len, const size_t *cuts, size_t ncuts)
+{
+	char *want, *got;
+	size_t gotlen;
+
+	want = escape_string(s, len);
+	got = streamed(s, len, cuts, ncuts, &gotlen);
+	if (gotlen != strlen(want) || memcmp(got, want, gotlen) != 0)
+		fail_msg("cut %zu times (first at %zu): \"%.*s\", not \"%s\"",
+		    ncuts, ncuts > 0 ? cuts[0] : 0, (int)gotlen, got, want);
+	free(got);
+	free(want);
+}
+
+/*
+ * Hostile text in pieces: an ESC alone then its sequence, a character cut
+ * anywhere, invalid bytes, bidi and zero-width characters. Every cut in
+ * two and in three, and one byte at a time, prints what the whole does.
+ */
+static void
+test_stream_every_cut(void **state)
+{
+	static const char text[] =
+	    "\x1b" "[2J\x1b]0;owned\x07 caf\xc3\xa9 \xe2\x80\xae" "txt "
+	    "\xf0\x9f\x98\x80 a\xe2\x80\x8b" "b \xc2\x9b" "31m \xff\xfe "
+	    "\xc3\x28 \xed\xa0\x80 \xc0\xaf \xe2\x82 \xf0\x9f\x98 "
+	    "\xef\xbb\xbf\x7f\xe2\x81\xa6" "x\xe2\x81\xa9\xe2";
+	size_t len = sizeof(text) - 1, cuts[2], i, j, bytes[sizeof(text)];
+
+	(void)state;
+	same_as_whole(text, len, NULL, 0);
+	for (i = 0; i <= len; i++) {
+		cuts[0] = i;
+		same_as_whole(text, len, cuts, 1);
+		for (j = i; j <= len; j++) {
+			cuts[1] = j;
+			same_as_whole(text, len, cuts, 2);
+		}
+	}
+	for (i = 0; i < len; i++)
+		bytes[i] = i + 1;
+	same_as_whole(text, len, bytes, len - 1);
+}
+
+/* What the pieces print, exactly. */
+static void
+test_stream_pieces(void **state)
+{
+	static const size_t esc[] = { 1 }, euro[] = { 1, 2 }, bad[] = { 2 };
+	struct escape_stream es;
+	char *got;
+	size_t len;
+	FILE *fp;
+
+	(void)state;
+	/* A lone ESC is escaped at once: nothing of it waits. */
+	got = streamed("\x1b[2J", 4, esc, 1, &len);
+	assert_string_equal(got, "\\u001b[2J");
+	free(got);
+	assert_non_null(fp = open_memstream(&got, &len));
+	escape_stream_init(&es);
+	assert_int_equal(escape_stream_write(&es, fp, "\x1b", 1), 0);
+	assert_int_equal(fflush(fp), 0);
+	assert_string_equal(got, "\\u001b");
+	/* Half a character waits for the rest, and shows nothing yet. */
+	assert_int_equal(escape_stream_write(&es, fp, "\xe2\x82", 2), 0);
+	assert_int_equal(fflush(fp), 0);
+	assert_string_equal(got, "\\u001b");
+	assert_int_equal(escape_stream_write(&es, fp, "\xac", 1), 0);
+	assert_int_equal(fclose(fp), 0);
+	assert_string_equal(got, "\\u001b\xe2\x82\xac");
+	free(got);
+	/* A character in three pieces is printed whole. */
+	got = streamed("\xe2\x82\xac!", 4, euro, 2, &len);
+	assert_string_equal(got, "\xe2\x82\xac!");
+	free(got);
+	/* A sequence the next piece breaks is invalid, byte by byte. */
+	got = streamed("\xe2\x82(", 3, bad, 1, &len);
+	assert_string_equal(got, "\\xe2\\x82(");
+	free(got);
+	/* One that the stream's end leaves incomplete, too. */
+	got = streamed("ok\xf0\x9f", 4, NULL, 0, &len);
+	assert_string_equal(got, "ok\\xf0\\x9f");
+	free(got);
+}
+
 int
 main(void)
 {
@@ -196,6 +308,8 @@ main(void)
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_every_code_point),
 		cmocka_unit_test(test_escape_buf_cuts_whole_steps),
+		cmocka_unit_test(test_stream_every_cut),
+		cmocka_unit_test(test_stream_pieces),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,6 +23,7 @@
 
 #include "fake_llama.h"
 #include "fake_reply.h"
+#include "fake_stream.h"
 
 struct fake_llama {
 	int		 fl_listen;
@@ -320,6 +321,11 @@ answer_completion(struct fake_llama *fl, int fd,
 		return;
 	if (json_is_true(json_object_get(reply, "hangup")))
 		return;
+	if (json_object_get(reply, "stream") != NULL) {
+		fake_stream_answer(fd, reply, NULL, fl->fl_stop[0],
+		    FAKE_LLAMA_HOLD_MAX_MS);
+		return;
+	}
 	if (json_object_get(reply, "body") != NULL) {
 		status = (int)json_integer_value(json_object_get(reply,
 		    "status"));
@@ -329,6 +335,15 @@ answer_completion(struct fake_llama *fl, int fd,
 	}
 	if ((body = fake_reply_build(reply, req->body, index)) == NULL) {
 		send_response(fd, 500, "{\"error\":\"fake-llama: out of memory\"}");
+		return;
+	}
+	/* A "response" is a whole body whatever was asked, as a server that
+	 * does not stream would send it. */
+	if (fake_stream_wanted(req->body) &&
+	    json_object_get(reply, "response") == NULL) {
+		fake_stream_answer(fd, reply, body, fl->fl_stop[0],
+		    FAKE_LLAMA_HOLD_MAX_MS);
+		json_decref(body);
 		return;
 	}
 	text = json_dumps(body, JSON_COMPACT);

@@ -19,6 +19,15 @@
  *	{"body": "..."}                          status 200 with a raw body
  *	{"response": {...}}                      status 200 with this JSON object
  *	{"hangup": true}                         close without answering
+ *	{"stream": "data: {...}\n\n..."}         a recorded stream, sent as it
+ *	                                         is, one event per chunk
+ *
+ * A request with "stream": true gets a generated reply (text, tool_calls)
+ * as server-sent events, as llama-server streams it (fake_stream.h); a
+ * "response" or "body" is sent whole whatever was asked. "stall": true
+ * sends a stream's chunks but neither its finish_reason nor its end, then
+ * holds the connection open until the client closes it (or
+ * FAKE_LLAMA_HOLD_MAX_MS).
  *
  * Any reply may also carry "delay_ms": N (wait before answering), "hold":
  * true (wait before answering until the test calls fake_llama_release(),

@@ -13,7 +13,8 @@
 
 static const char *const reply_keys[] = {
 	"text", "tool_calls", "content", "status", "body", "response",
-	"hangup", "delay_ms", "hold", "repeat", "finish_reason", NULL
+	"hangup", "delay_ms", "hold", "repeat", "finish_reason", "stream",
+	"stall", NULL
 };
 static const char *const call_keys[] = { "name", "arguments", "id", NULL };
 
@@ -71,6 +72,14 @@ check_reply(const json_t *reply, size_t i, struct bx_error *err)
 	if (value != NULL && !json_is_boolean(value))
 		return bx_fail(err, "reply %zu: \"hold\" must be true or false",
 		    i);
+	value = json_object_get(reply, "stream");
+	if (value != NULL && !json_is_string(value))
+		return bx_fail(err, "reply %zu: \"stream\" must be a string",
+		    i);
+	value = json_object_get(reply, "stall");
+	if (value != NULL && !json_is_boolean(value))
+		return bx_fail(err, "reply %zu: \"stall\" must be true or "
+		    "false", i);
 	value = json_object_get(reply, "body");
 	if (value != NULL && !json_is_string(value))
 		return bx_fail(err, "reply %zu: \"body\" must be a string", i);
@@ -89,9 +98,10 @@ check_reply(const json_t *reply, size_t i, struct bx_error *err)
 	if (json_object_get(reply, "text") == NULL && calls == NULL &&
 	    json_object_get(reply, "body") == NULL &&
 	    json_object_get(reply, "response") == NULL &&
+	    json_object_get(reply, "stream") == NULL &&
 	    !json_is_true(json_object_get(reply, "hangup")))
 		return bx_fail(err, "reply %zu: needs one of text, tool_calls, "
-		    "body, response or hangup", i);
+		    "body, response, stream or hangup", i);
 	return 0;
 }
 

@@ -225,12 +225,16 @@ test_chat_over_socket(void **state)
 
 	chat(s.path, "{\"kind\":\"chat\",\"session\":null,\"text\":\"hi\"}\n",
 	    &ev);
-	assert_int_equal(ev.n, 2);
+	/* started, the text as it streamed in, done with all of it. */
+	assert_int_equal(ev.n, 3);
 	id = ev.ev[0]->turn_event.session;
 	assert_int_equal(strncmp(id, "chat-", 5), 0);
 	assert_true(strspn(id + 5, "0123456789") == strlen(id + 5));
 	assert_true(strlen(id) >= 5 + 13);
+	assert_int_equal(ev.ev[1]->turn_event.type, BX_EVENT_TEXT_DELTA);
 	assert_string_equal(ev.ev[1]->turn_event.text, "hello");
+	assert_int_equal(ev.ev[2]->turn_event.type, BX_EVENT_DONE);
+	assert_string_equal(ev.ev[2]->turn_event.text, "hello");
 	snprintf(name, sizeof(name), "sessions/%s.jsonl", id);
 	log = tu_read(s.home, name);
 	assert_non_null(log);
@@ -270,6 +274,11 @@ test_busy_session(void **state)
 	tu_events_free(&ev);
 
 	fake_llama_release(s.fl);
+	m = next(&rd);
+	assert_non_null(m);
+	assert_int_equal(m->turn_event.type, BX_EVENT_TEXT_DELTA);
+	assert_string_equal(m->turn_event.text, "first");
+	bx_msg_free(m);
 	m = next(&rd);
 	assert_non_null(m);
 	assert_int_equal(m->turn_event.type, BX_EVENT_DONE);

@@ -38,7 +38,8 @@ rig_up_model(struct rig *r, const char *script, const struct rig_model *model,
 	fake_llama_url(r->fl, url, sizeof(url));
 	assert_int_equal(model_client_new(url, model != NULL &&
 	    model->rm_name != NULL ? model->rm_name : "m", model != NULL ?
-	    model->rm_key : NULL, 30, NULL, &r->mc, &err), 0);
+	    model->rm_key : NULL, model != NULL && model->rm_timeout_s > 0 ?
+	    model->rm_timeout_s : 30, NULL, &r->mc, &err), 0);
 	r->env.te_home = r->home;
 	r->env.te_model = r->mc;
 	r->env.te_max_steps = 16;
@@ -66,6 +67,7 @@ rig_down(struct rig *r)
 	fbd_stop(r->fbd);
 	bport_free(r->bp);
 	model_client_free(r->mc);
+	tu_events_free(&r->deltas);
 	tu_rmtree(r->home);
 }
 
@@ -96,6 +98,16 @@ int
 run(struct rig *r, const char *session, const char *text,
     struct tu_events *ev)
 {
+	struct tu_events all = { NULL, 0 };
+	size_t i;
+	int rc;
+
 	memset(ev, 0, sizeof(*ev));
-	return turn_run(&r->env, session, text, tu_record, ev);
+	tu_events_free(&r->deltas);
+	rc = turn_run(&r->env, session, text, tu_record, &all);
+	for (i = 0; i < all.n; i++)
+		tu_record(all.ev[i]->turn_event.type == BX_EVENT_TEXT_DELTA ?
+		    &r->deltas : ev, all.ev[i]);
+	free(all.ev);
+	return rc;
 }

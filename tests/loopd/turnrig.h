@@ -31,6 +31,7 @@ struct rig {
 	struct turn_env		 env;
 	char			 logged[RIG_MAX_LOGGED][BX_ERROR_MAX + 128];
 	size_t			 nlogged;
+	struct tu_events	 deltas;	/* the last run's text_delta */
 };
 
 /* What a rig's model side is, beyond the script. */
@@ -38,6 +39,7 @@ struct rig_model {
 	struct fake_gate	 rm_gate;
 	const char		*rm_name;	/* NULL: "m" */
 	const char		*rm_key;	/* NULL: none */
+	int			 rm_timeout_s;	/* 0: 30 */
 };
 
 /* A rig with script for the model and, when steps is not NULL, a broker. */
@@ -52,7 +54,11 @@ void	 rig_down(struct rig *);
 json_t	*request_messages(struct rig *, size_t i);
 /* The last message's content of the i-th request: what loopd just added. */
 const char *last_content(struct rig *, size_t i, json_t **keep);
-/* One turn of session with text, its events into *ev. */
+/*
+ * One turn of session with text, its events into *ev but for its
+ * text_delta events, which go to r->deltas: what a client that ignores
+ * them sees, and what it would have shown as they came.
+ */
 int	 run(struct rig *, const char *session, const char *text,
 	    struct tu_events *ev);
 

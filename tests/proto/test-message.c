@@ -592,6 +592,8 @@ test_constructors(void **state)
 	    "turn_event-started.jsonl");
 	assert_encodes_as(bx_msg_ev_text("Let me look."),
 	    "turn_event-text.jsonl");
+	assert_encodes_as(bx_msg_ev_text_delta("Let me"),
+	    "turn_event-text_delta.jsonl");
 	assert_encodes_as(bx_msg_ev_tool_call("call_0", "read_file",
 	    "{\"path\":\"/home/kyle/notes/a.md\"}"),
 	    "turn_event-tool_call.jsonl");

@@ -1,0 +1,54 @@
+/*
+ * fake_stream.h: the fake llama-server's streamed answers ("stream": true
+ * in the request), in the shape a real llama-server sends them
+ * (../shared/notes/llama-server-shapes.md): Content-Type
+ * text/event-stream, chunked, one `data: {chunk}` event per HTTP chunk,
+ * each sent and flushed on its own so the client sees them one at a time.
+ *
+ * A generated reply becomes a role chunk, its content in pieces of a word
+ * or less, each tool call in fragments (index, id, type, name and the
+ * first few bytes of arguments, then a few bytes of arguments at a time),
+ * a last chunk with an empty delta, the finish_reason and timings, and
+ * `data: [DONE]`. A scripted "stream" text is sent as it is, one event
+ * (up to and with its empty line) per chunk.
+ *
+ * Ownership: the chunk lists are new JSON arrays of strings (each chunk's
+ * exact bytes), json_decref'd by the caller.
+ */
+#ifndef FAKE_STREAM_H
+#define FAKE_STREAM_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+/* Whether the request body asks for a stream. */
+bool	fake_stream_wanted(const char *request_body);
+
+/*
+ * The chunks of completion (a chat.completion object, fake_reply_build()),
+ * streamed; with stall, only those before the finish_reason. NULL when out
+ * of memory.
+ */
+json_t	*fake_stream_generate(const json_t *completion, bool stall);
+
+/* A recorded stream's text, cut after each empty line. */
+json_t	*fake_stream_split(const char *text);
+
+/*
+ * Sends the head and each chunk on fd; then the last chunk, or with
+ * stall nothing more: waits until the client closes, stop_fd is readable
+ * or max_ms pass. Returns 0, or -1 if the client went away.
+ */
+int	fake_stream_send(int fd, const json_t *chunks, bool stall, int stop_fd,
+	    int max_ms);
+
+/*
+ * Answers reply as a stream: its "stream" text as it is, or else the
+ * chunks of completion (which may then be NULL otherwise); "stall": true
+ * as fake_stream_send()'s stall.
+ */
+int	fake_stream_answer(int fd, const json_t *reply,
+	    const json_t *completion, int stop_fd, int max_ms);
+
+#endif
