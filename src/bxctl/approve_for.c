@@ -86,6 +86,18 @@ load_call(const struct approve_for *af, const struct bx_pending_approval *pa,
 		    "and a shell grant would let every command run in that "
 		    "directory, so --for is refused; " STILL_WAITS " (bxctl "
 		    "approve %" PRIu64 " runs it once)", af->af_id, af->af_id);
+	/*
+	 * A write_file grant covers the files below its paths, never a path
+	 * itself (the sandbox mounts that directory writable), so the
+	 * narrowest grant would let every file in the folder be written.
+	 */
+	if (a->a_tool == BX_TOOL_WRITE_FILE)
+		return bx_fail(err, "approval %" PRIu64 " is a write_file "
+		    "call, and a write_file grant covers a whole directory, "
+		    "never one file: it would let every file in that "
+		    "directory be written, so --for is refused; " STILL_WAITS
+		    " (bxctl approve %" PRIu64 " runs it once)", af->af_id,
+		    af->af_id);
 	if (args_parse(a->a_tool, pa->arguments, strlen(pa->arguments),
 	    &a->a_args, &e) == -1)
 		return bx_fail(err, "approval %" PRIu64 "'s arguments do not "

@@ -3,10 +3,16 @@
  * of one call and, with it, an ordinary grant that lets the same call
  * through without asking until it expires:
  *
- *	read_file, write_file	that exact path
- *	http_fetch		that exact host
- *	shell			refused: a shell grant would let every
- *				command run in that directory
+ *	read_file	that exact path
+ *	http_fetch	that exact host
+ *	shell		refused: a shell grant would let every command run
+ *			in that directory
+ *	write_file	refused: a write_file grant covers the files below a
+ *			directory, never one file, so it would let every
+ *			file there be written
+ *
+ * Such an exact grant outranks the ask grant that asked (brokerd's
+ * policy.c: deny, then an exact auto grant, then ask, then auto).
  *
  * mode auto; max_taint, result_class and untrusted those of the grant that
  * asked; expiry now plus the duration, but never past the expiry of the
