@@ -23,6 +23,9 @@
 #include <cmocka.h>
 
 #include "bxctl/approve_for.h"
+#include "bxctl/show.h"
+#include "fake.h"
+#include "proto/types.h"
 #include "bxctl/grantwrite.h"
 #include "bxctl/when.h"
 #include "run.h"
@@ -408,6 +411,43 @@ test_cli_add_refusals(void **state)
 	}
 }
 
+/*
+ * bxctl approve --for on a shell call, as the owner runs it: refused with
+ * the reason, no approve sent, nothing written; the approval still waits.
+ */
+static void
+test_cli_approve_for_shell(void **state)
+{
+	struct dirs *d = *state;
+	struct run_result r;
+	struct fake *admin;
+	char sock[4096], list[1024], expires[BX_TIME_LEN + 1], names[512];
+	const char *args[] = { "approve", "--for", "1h", "--admin-socket",
+	    sock, "41", NULL };
+
+	snprintf(sock, sizeof(sock), "%s/admin.sock", d->top);
+	admin = fake_admin_start(sock);
+	bx_time_format(show_now() + 600000, expires);
+	snprintf(list, sizeof(list), "{\"kind\":\"approval_list\",\"items\":"
+	    "[{\"approval\":41,\"session\":\"s1\",\"call\":\"call_1\","
+	    "\"tool\":\"shell\",\"arguments\":\"{\\\"command\\\":"
+	    "\\\"ls\\\"}\",\"grant\":\"sh\",\"taint\":\"private\","
+	    "\"created\":\"%s\",\"expires\":\"%s\"}]}", expires, expires);
+	fake_admin_reply(admin, "approvals", list);
+	bxctl(d, args, &r);
+	assert_int_equal(r.status, 1);
+	if (strstr(r.err, "a shell grant would let every command run in "
+	    "that directory") == NULL || strstr(r.err, "the call still "
+	    "waits") == NULL)
+		fail_msg("stderr: %s", r.err);
+	assert_string_equal(r.out, "");
+	run_result_free(&r);
+	assert_int_equal(fake_count(admin), 1);
+	assert_non_null(strstr(fake_received(admin, 0), "\"approvals\""));
+	assert_string_equal(listing(d->grants, names, sizeof(names)), "");
+	fake_stop(admin);
+}
+
 int
 main(void)
 {
@@ -421,6 +461,7 @@ main(void)
 		T(test_durations),
 		T(test_cli_add_and_remove),
 		T(test_cli_add_refusals),
+		T(test_cli_approve_for_shell),
 	};
 #undef T
 
