@@ -170,8 +170,9 @@ explain_why(FILE *out, const struct decision *d,
 		n++;
 		break;
 	case POLICY_OUTRANKED:
-		fprintf(out, "would match, but %s wins (a stricter mode, or "
-		    "the same mode and a lower id)", decision_grant_id(d));
+		fprintf(out, "would match, but %s wins (a higher rank: deny, "
+		    "exact auto, ask, auto; or the same rank and a lower id)",
+		    decision_grant_id(d));
 		n++;
 		break;
 	default:

@@ -131,6 +131,34 @@ judge(const struct decision *d, const struct grant *g,
 		c->pc_verdict = POLICY_OUTRANKED;
 }
 
+/*
+ * How a grant that is left ranks; the higher wins. deny over everything,
+ * then an exact auto grant, then ask, then auto. An exact grant names the
+ * very file a read_file reads (its matched path is the call's path) or
+ * the very host an http_fetch reaches (a pattern without "*" equal to the
+ * URL's host): it is the owner's answer given ahead for that one call,
+ * which is what `bxctl approve --for` writes, so an ask grant over the
+ * whole folder or domain must not keep asking it.
+ */
+static int
+rank(const struct decision *d, const struct grant *g, const char *path)
+{
+	size_t i;
+
+	if (g->g_mode == GRANT_MODE_DENY)
+		return 4;
+	if (g->g_mode == GRANT_MODE_ASK)
+		return 2;
+	if (d->d_tool == BX_TOOL_READ_FILE && path != NULL &&
+	    strcmp(path, d->d_args->ta_path) == 0)
+		return 3;
+	if (d->d_tool == BX_TOOL_HTTP_FETCH)
+		for (i = 0; i < g->g_nhosts; i++)
+			if (strcmp(g->g_hosts[i], d->d_args->ta_host) == 0)
+				return 3;
+	return 1;
+}
+
 /* Matching, design section 3, steps 1 to 4. */
 static int
 match(struct decision *d, const struct grants *set, struct bx_error *err)
@@ -140,6 +168,7 @@ match(struct decision *d, const struct grants *set, struct bx_error *err)
 	struct policy_candidate *c;
 	bool only_expired = false, only_taint = false;
 	size_t i, n = 0, w = 0;
+	int r, winner_rank = 0;
 
 	if (set->gs_len > 0) {
 		d->d_candidates = calloc(set->gs_len, sizeof(*d->d_candidates));
@@ -160,10 +189,11 @@ match(struct decision *d, const struct grants *set, struct bx_error *err)
 		    c->pc_covered;
 		only_taint |= c->pc_taint_high && !c->pc_expired &&
 		    c->pc_covered;
-		/* Grants are in id order: only a stricter mode displaces. */
+		/* Grants are in id order: only a higher rank displaces. */
 		if (c->pc_verdict == POLICY_OUTRANKED &&
-		    (winner == NULL || g->g_mode > winner->g_mode)) {
+		    (r = rank(d, g, path)) > winner_rank) {
 			winner = g;
+			winner_rank = r;
 			winner_path = path;
 			w = n;
 		}

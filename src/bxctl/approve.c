@@ -1,22 +1,38 @@
 /*
- * approve.c: `bxctl approve ID` and `bxctl refuse ID`, the owner's answer
- * to one pending approval.
+ * approve.c: `bxctl approve ID [--for DURATION]` and `bxctl refuse ID`,
+ * the owner's answer to one pending approval. --for also leaves a grant
+ * behind (approve_for.h).
  */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "bxctl/admin.h"
 #include "bxctl/answer.h"
+#include "bxctl/approve_for.h"
 #include "bxctl/commands.h"
 #include "bxctl/escape.h"
 #include "bxctl/options.h"
+#include "bxctl/show.h"
+#include "bxctl/when.h"
 
 static const char approve_help[] =
     "Approves pending approval ID. brokerd decides again with the grants\n"
     "and the session as they are now, and prints whether the call runs.\n"
+    "With --for, it first writes a grant that lets the same call through\n"
+    "without asking for that long: grants/approved-<tool>-<ID>.toml, for\n"
+    "that exact path (read_file, write_file) or host (http_fetch), mode\n"
+    "auto, with the classes of the grant that asked and never outliving\n"
+    "it. A shell call is refused (a shell grant would let every command\n"
+    "run in its directory) and still waits.\n"
     "\n"
+    "  --for DURATION       a whole number and s, m, h, d or w (30m, 1h,\n"
+    "                       2d); at most 30 d\n"
+    "  --config PATH        brokerd.toml, for the grants directory\n"
+    "                       (default: brokerd's own default)\n"
     "  --admin-socket PATH  brokerd's admin socket (default\n"
     "                       <home>/" BX_HOME_ADMIN_SOCKET ")\n"
     "  --help               this text\n";
@@ -29,17 +45,37 @@ static const char refuse_help[] =
     "  --reason TEXT        why, kept in the audit log\n"
     "  --help               this text\n";
 
+/* What the command line of approve or refuse said. */
+struct answer_opts {
+	char		 ao_socket[SOCK_PATH_MAX];
+	uint64_t	 ao_id;
+	const char	*ao_reason;	/* refuse */
+	const char	*ao_for;	/* approve; NULL: once */
+	const char	*ao_config;	/* approve --for */
+};
+
+static int
+check_reason(const struct cli_command *cmd, const char *reason)
+{
+	if (strlen(reason) > OPTIONS_REASON_MAX ||
+	    !escape_valid_utf8(reason, strlen(reason)))
+		return cli_usage_error(cmd, "--reason must be UTF-8 text of "
+		    "at most %d bytes", OPTIONS_REASON_MAX);
+	return CLI_OK;
+}
+
 /*
- * Parses the options both commands share; refuse also takes --reason.
- * Returns 0 to go on, or -1 with *ret_status the exit status (--help, or a
- * usage error already printed).
+ * Parses the options of approve or refuse. Returns 0 to go on, or -1 with
+ * *ret_status the exit status (--help, or a usage error already printed).
  */
 static int
 parse(const struct cli_command *cmd, int argc, char **argv, int refuse,
-    char *path, uint64_t *ret_id, const char **ret_reason, int *ret_status)
+    struct answer_opts *o, int *ret_status)
 {
 	static const struct option approve_opts[] = {
 		{ "admin-socket", required_argument, NULL, 'a' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "for", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -49,72 +85,119 @@ parse(const struct cli_command *cmd, int argc, char **argv, int refuse,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *socket = NULL, *reason = NULL;
-	int ch, r;
+	const char *socket = NULL;
+	int ch, r = CLI_OK;
 
+	memset(o, 0, sizeof(*o));
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":h",
+	while (r == CLI_OK && (ch = getopt_long(argc, argv, ":h",
 	    refuse ? refuse_opts : approve_opts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			socket = optarg;
 			break;
+		case 'c':
+			o->ao_config = optarg;
+			break;
+		case 'f':
+			o->ao_for = optarg;
+			break;
 		case 'r':
-			if (strlen(optarg) > OPTIONS_REASON_MAX ||
-			    !escape_valid_utf8(optarg, strlen(optarg))) {
-				*ret_status = cli_usage_error(cmd, "--reason must "
-				    "be UTF-8 text of at most %d bytes",
-				    OPTIONS_REASON_MAX);
-				return -1;
-			}
-			reason = optarg;
+			if ((r = check_reason(cmd, optarg)) == CLI_OK)
+				o->ao_reason = optarg;
 			break;
 		case 'h':
 			*ret_status = cli_help(cmd, refuse ? refuse_help :
 			    approve_help);
 			return -1;
 		default:
-			*ret_status = cli_option_error(cmd, ch, argv);
-			return -1;
+			r = cli_option_error(cmd, ch, argv);
+			break;
 		}
 	}
-	if ((r = options_operands(cmd, argc, argv, 1, "approval ID")) ==
-	    CLI_OK)
-		r = options_approval_id(cmd, argv[optind], ret_id);
+	if (r == CLI_OK && o->ao_config != NULL && o->ao_for == NULL)
+		r = cli_usage_error(cmd, "--config is only for --for");
 	if (r == CLI_OK)
-		r = options_socket(cmd, socket, BX_HOME_ADMIN_SOCKET, path);
+		r = options_operands(cmd, argc, argv, 1, "approval ID");
+	if (r == CLI_OK)
+		r = options_approval_id(cmd, argv[optind], &o->ao_id);
+	if (r == CLI_OK)
+		r = options_socket(cmd, socket, BX_HOME_ADMIN_SOCKET,
+		    o->ao_socket);
 	if (r != CLI_OK) {
 		*ret_status = r;
 		return -1;
 	}
-	*ret_reason = reason;
 	return 0;
+}
+
+/* approve_for's port: admin.sock. */
+static int
+admin_port(void *ctx, const struct bx_msg *req, enum bx_msg_kind want,
+    struct bx_msg **ret, struct bx_error *err)
+{
+	return admin_call(ctx, req, want, ret, err);
+}
+
+/* approve --for: the grant, then the approval; the exit status. */
+static int
+approve_with_grant(const struct cli_command *cmd, struct answer_opts *o)
+{
+	struct approve_port port = { admin_port, o->ao_socket };
+	struct approve_for af;
+	struct approve_for_result r;
+	struct bx_error err;
+	char when[WHEN_LOCAL_LEN];
+	char *grants;
+	int status;
+
+	memset(&af, 0, sizeof(af));
+	if (when_duration(o->ao_for, APPROVE_FOR_MAX_MS, &af.af_for_ms,
+	    &err) == -1)
+		return cli_usage_error(cmd, "--for: %s", err.msg);
+	if ((status = options_grants_dir(o->ao_config, &grants)) != CLI_OK)
+		return status;
+	af.af_id = o->ao_id;
+	af.af_now = show_now();
+	af.af_grants = grants;
+	status = approve_for(&port, &af, &r, &err);
+	free(grants);
+	if (status == -1)
+		return cli_fail("%s", err.msg);
+	if (!r.afr_kept) {
+		printf("approved %" PRIu64 ": denied (%s); the grant %s was "
+		    "removed again\n", o->ao_id,
+		    bx_deny_name(r.afr_outcome.reason), r.afr_grant);
+		return CLI_OK;
+	}
+	when_local(r.afr_expires, when);
+	printf("approved %" PRIu64 ": runs; grant %s lets the same call "
+	    "through until %s%s\n", o->ao_id, r.afr_grant, when,
+	    r.afr_capped ? ", when the grant that asked expires" : "");
+	return CLI_OK;
 }
 
 int
 cmd_approve(const struct cli_command *cmd, int argc, char **argv)
 {
-	char path[SOCK_PATH_MAX];
-	const char *reason;
-	uint64_t id;
+	struct answer_opts o;
 	int status;
 
-	if (parse(cmd, argc, argv, 0, path, &id, &reason, &status) == -1)
+	if (parse(cmd, argc, argv, 0, &o, &status) == -1)
 		return status;
-	(void)reason;
-	return answer_approve(path, id, stdout);
+	if (o.ao_for != NULL)
+		return approve_with_grant(cmd, &o);
+	return answer_approve(o.ao_socket, o.ao_id, stdout);
 }
 
 int
 cmd_refuse(const struct cli_command *cmd, int argc, char **argv)
 {
-	char path[SOCK_PATH_MAX];
-	const char *reason;
-	uint64_t id;
+	struct answer_opts o;
 	int status;
 
-	if (parse(cmd, argc, argv, 1, path, &id, &reason, &status) == -1)
+	if (parse(cmd, argc, argv, 1, &o, &status) == -1)
 		return status;
-	return answer_refuse(path, id, reason, stdout);
+	return answer_refuse(o.ao_socket, o.ao_id, o.ao_reason, stdout);
 }

@@ -19,6 +19,8 @@ int	cmd_status(const struct cli_command *, int, char **);
 int	cmd_sessions(const struct cli_command *, int, char **);
 int	cmd_explain(const struct cli_command *, int, char **);
 int	cmd_grants_list(const struct cli_command *, int, char **);
+int	cmd_grants_add(const struct cli_command *, int, char **);
+int	cmd_grants_remove(const struct cli_command *, int, char **);
 int	cmd_init(const struct cli_command *, int, char **);
 
 #endif

@@ -30,11 +30,18 @@ static const struct cli_command commands[] = {
 	{ "approvals", cmd_approvals,
 	    "bxctl approvals [--admin-socket PATH]" },
 	{ "approve", cmd_approve,
-	    "bxctl approve [--admin-socket PATH] ID" },
+	    "bxctl approve [--for DURATION [--config PATH]] "
+	    "[--admin-socket PATH] ID" },
 	{ "refuse", cmd_refuse,
 	    "bxctl refuse [--admin-socket PATH] [--reason TEXT] ID" },
 	{ "grants check", cmd_grants_check,
 	    "bxctl grants check [--admin-socket PATH]" },
+	{ "grants add", cmd_grants_add,
+	    "bxctl grants add TOOL (--path P... | --host H...) "
+	    "--mode auto|ask|deny --expires DURATION|TIME [--max-taint C] "
+	    "[--class C] [--untrusted] [--id ID] [--config PATH]" },
+	{ "grants remove", cmd_grants_remove,
+	    "bxctl grants remove [--config PATH] ID" },
 	{ "chat", cmd_chat,
 	    "bxctl chat [--session ID] [--say TEXT] [--json] "
 	    "[--loop-socket PATH] [--admin-socket PATH]" },

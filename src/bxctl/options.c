@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "brokerd/config.h"
 #include "bxctl/options.h"
 
 int
@@ -120,5 +121,22 @@ options_operands(const struct cli_command *cmd, int argc, char **argv,
 	if (have > want)
 		return cli_usage_error(cmd, "unexpected argument '%s'",
 		    argv[optind + want]);
+	return CLI_OK;
+}
+
+int
+options_grants_dir(const char *config_path, char **ret)
+{
+	struct config *c;
+	struct bx_error err;
+	char *dir;
+
+	if (config_load(config_path, &c, &err) == -1)
+		return cli_fail("%s", err.msg);
+	dir = strdup(c->c_grants);
+	config_free(c);
+	if (dir == NULL)
+		return cli_fail("out of memory");
+	*ret = dir;
 	return CLI_OK;
 }

@@ -1,7 +1,8 @@
 /*
  * options.h: the option parsing the admin commands share: --admin-socket
- * PATH with its default, --help, and an approval id operand. Nothing here
- * allocates; paths go into the caller's buffer.
+ * PATH with its default, --help, an approval id operand, and the grants
+ * directory of brokerd.toml. Only options_grants_dir() allocates; socket
+ * paths go into the caller's buffer.
  */
 #ifndef BXCTL_OPTIONS_H
 #define BXCTL_OPTIONS_H
@@ -53,5 +54,13 @@ int	options_admin_json(const struct cli_command *, int argc, char **argv,
  */
 int	options_operands(const struct cli_command *, int argc, char **argv,
 	    int want, const char *what);
+
+/*
+ * The grants directory, as brokerd reads it from brokerd.toml: the file at
+ * config_path, or brokerd's default when it is NULL (a missing default
+ * says that `bxctl init` writes one). Returns CLI_OK with *ret a new
+ * string the caller frees, or prints why not and returns CLI_FAIL.
+ */
+int	options_grants_dir(const char *config_path, char **ret);
 
 #endif

@@ -109,9 +109,9 @@ rfc3339(const char *s, int64_t *ret)
 	return 0;
 }
 
-/* A whole number and a unit: the time that long before now. */
+/* A whole number and a unit ("90m"): how long, in ms, at most max_s. */
 static int
-ago(const char *s, int64_t now, int64_t *ret)
+span(const char *s, int64_t max_s, int64_t *ret)
 {
 	static const struct { char unit; int64_t s; } units[] = {
 		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
@@ -129,12 +129,65 @@ ago(const char *s, int64_t now, int64_t *ret)
 		return -1;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (units[i].unit == end[0]) {
-			if (n > WHEN_AGO_MAX_S / units[i].s)
+			if (n > max_s / units[i].s)
 				return -1;
-			*ret = now - (int64_t)n * units[i].s * 1000;
+			*ret = (int64_t)n * units[i].s * 1000;
 			return 0;
 		}
 	return -1;
+}
+
+/* A whole number and a unit: the time that long before now. */
+static int
+ago(const char *s, int64_t now, int64_t *ret)
+{
+	int64_t ms;
+
+	if (span(s, WHEN_AGO_MAX_S, &ms) == -1)
+		return -1;
+	*ret = now - ms;
+	return 0;
+}
+
+int
+when_duration(const char *s, int64_t max_ms, int64_t *ret,
+    struct bx_error *err)
+{
+	int64_t ms;
+
+	if (span(s, WHEN_AGO_MAX_S, &ms) == -1)
+		return bx_fail(err, "'%s' is not a duration: give a whole "
+		    "number and s, m, h, d or w (30m, 1h, 2d)", s);
+	if (ms <= 0 || ms > max_ms)
+		return bx_fail(err, "'%s' is not between 1 s and %" PRId64
+		    " d", s, max_ms / (24 * 3600 * 1000));
+	*ret = ms;
+	return 0;
+}
+
+int
+when_future(const char *s, int64_t now, int64_t max_ms, int64_t *ret,
+    struct bx_error *err)
+{
+	int64_t ms;
+
+	if (span(s, WHEN_AGO_MAX_S, &ms) == 0) {
+		if (when_duration(s, max_ms, &ms, err) == -1)
+			return -1;
+		*ret = now + ms;
+		return 0;
+	}
+	if (rfc3339(s, &ms) == -1)
+		return bx_fail(err, "'%s' is neither a duration (30m, 1h, 2d) "
+		    "nor an RFC 3339 date-time (2027-01-01T00:00:00Z, or with "
+		    "an offset such as +02:00)", s);
+	if (ms <= now)
+		return bx_fail(err, "'%s' has already passed", s);
+	if (ms - now > max_ms)
+		return bx_fail(err, "'%s' is more than %" PRId64 " d away", s,
+		    max_ms / (24 * 3600 * 1000));
+	*ret = ms;
+	return 0;
 }
 
 int

@@ -4,7 +4,8 @@
  * who runs bxctl) and take --since and --until as RFC 3339 date-times
  * (2025-09-18T12:00:00Z, 2025-09-18T14:00:00.5+02:00) or as a time
  * before now: a whole number and s, m, h, d or w ("90m", "2h", "3d").
- * JSON output keeps the wire's UTC Timestamp.
+ * JSON output keeps the wire's UTC Timestamp. Grants written by bxctl
+ * take how long they last the same way ("1h"), or when they end.
  *
  * Nothing here allocates; buffers are the caller's.
  */
@@ -26,5 +27,20 @@ void	when_local(int64_t ms, char *buf);
  * since the epoch. Fails saying what was expected.
  */
 int	when_parse(const char *s, int64_t now, int64_t *ret, struct bx_error *);
+
+/*
+ * Parses s as a duration: a whole number and s, m, h, d or w ("30m",
+ * "1h", "2d"), more than nothing and at most max_ms; *ret is in ms.
+ */
+int	when_duration(const char *s, int64_t max_ms, int64_t *ret,
+	    struct bx_error *);
+
+/*
+ * Parses s as a time after now: a duration from now (when_duration) or an
+ * RFC 3339 date-time, later than now and at most max_ms away; *ret is ms
+ * since the epoch.
+ */
+int	when_future(const char *s, int64_t now, int64_t max_ms, int64_t *ret,
+	    struct bx_error *);
 
 #endif

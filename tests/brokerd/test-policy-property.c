@@ -414,6 +414,28 @@ oracle_args_valid(const struct greq *r, char *host, size_t len)
 	return oracle_path_valid(r->path);
 }
 
+/*
+ * deny 4, an exact auto grant 3 (the file read is its path, or the host
+ * fetched is one of its patterns as written), ask 2, auto 1.
+ */
+static int
+oracle_rank(const struct ggrant *g, const struct greq *r, const char *host,
+    const char *path)
+{
+	int i;
+
+	if (g->mode == DENY)
+		return 4;
+	if (g->mode == ASK)
+		return 2;
+	if (g->tool == READ && path != NULL && strcmp(path, r->path) == 0)
+		return 3;
+	for (i = 0; g->tool == FETCH && i < g->nlist; i++)
+		if (strcmp(g->list[i], host) == 0)
+			return 3;
+	return 1;
+}
+
 static struct expect
 oracle(const struct ggrant *gs, int n, const struct greq *r, int64_t now)
 {
@@ -422,7 +444,7 @@ oracle(const struct ggrant *gs, int n, const struct greq *r, int64_t now)
 	const struct ggrant *best = NULL;
 	const char *path, *best_path = NULL;
 	char host[128] = "";
-	int i;
+	int i, rank, best_rank = 0;
 
 	for (i = 0; i < n; i++)
 		if (gs[i].flaw != NONE) {
@@ -444,10 +466,12 @@ oracle(const struct ggrant *gs, int n, const struct greq *r, int64_t now)
 		tainted = r->taint > gs[i].max_taint;
 		covered = oracle_covers(&gs[i], r, host, &path);
 		if (!expired && !tainted && covered) {
-			if (best == NULL || gs[i].mode > best->mode ||
-			    (gs[i].mode == best->mode &&
+			rank = oracle_rank(&gs[i], r, host, path);
+			if (best == NULL || rank > best_rank ||
+			    (rank == best_rank &&
 			    strcmp(gs[i].id, best->id) < 0)) {
 				best = &gs[i];
+				best_rank = rank;
 				best_path = path;
 			}
 		}

@@ -345,6 +345,43 @@ test_mode_precedence(void **state)
 	ALLOWED(*state, "read_file", READ("/home/kyle/notes/x"), "a-auto");
 }
 
+/*
+ * An exact auto grant (the very file read, the very host fetched) outranks
+ * ask, never deny: what `bxctl approve --for` writes. A folder, a
+ * wildcard, a shell or write_file grant is never exact.
+ */
+static void
+test_exact_auto_over_ask(void **state)
+{
+	grant(*state, "notes-ask", "read_file", "ask", NOTES);
+	grant(*state, "z-one", "read_file", "auto",
+	    "paths = [\"/home/kyle/notes/x\"]");
+	ALLOWED(*state, "read_file", READ("/home/kyle/notes/x"), "z-one");
+	expect(*state, "read_file", READ("/home/kyle/notes/x/y"),
+	    BX_OUTCOME_ASK, 0, "notes-ask");
+	expect(*state, "read_file", READ("/home/kyle/notes/y"),
+	    BX_OUTCOME_ASK, 0, "notes-ask");
+	grant(*state, "z-deny", "read_file", "deny", NOTES);
+	expect(*state, "read_file", READ("/home/kyle/notes/x"),
+	    BX_OUTCOME_DENIED, BX_DENY_DENIED_BY_GRANT, "z-deny");
+
+	grant(*state, "web-ask", "http_fetch", "ask",
+	    "hosts = [\"*.example.org\"]");
+	grant(*state, "web-one", "http_fetch", "auto",
+	    "hosts = [\"docs.example.org\"]");
+	grant(*state, "web-star", "http_fetch", "auto",
+	    "hosts = [\"*.example.org\"]");
+	ALLOWED(*state, "http_fetch", FETCH("docs.example.org"), "web-one");
+	expect(*state, "http_fetch", FETCH("www.example.org"),
+	    BX_OUTCOME_ASK, 0, "web-ask");
+
+	grant(*state, "w-ask", "write_file", "ask", NOTES);
+	grant(*state, "w-auto", "write_file", "auto", NOTES);
+	expect(*state, "write_file",
+	    "{\"path\":\"/home/kyle/notes/x\",\"content\":\"\"}",
+	    BX_OUTCOME_ASK, 0, "w-ask");
+}
+
 /* The stricter grant wins only where it matches. */
 static void
 test_mode_precedence_scoped(void **state)
@@ -655,6 +692,7 @@ main(void)
 		T(test_cover_shell_paths),
 		T(test_cover_http_fetch),
 		T(test_mode_precedence),
+		T(test_exact_auto_over_ask),
 		T(test_mode_precedence_scoped),
 		T(test_ties_by_id),
 		T(test_expiry_at_the_instant),

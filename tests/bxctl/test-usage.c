@@ -28,6 +28,8 @@ static const char *const commands[][2] = {
 	{ "sessions", NULL },
 	{ "explain", NULL },
 	{ "grants", "list" },
+	{ "grants", "add" },
+	{ "grants", "remove" },
 };
 
 #define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))
@@ -147,8 +149,8 @@ test_operands(void **state)
 		const char	*err;
 	} cases[] = {
 		{ "approve", NULL, NULL, NULL, "bxctl approve: missing "
-		    "approval ID\nusage: bxctl approve [--admin-socket PATH] "
-		    "ID\n" },
+		    "approval ID\nusage: bxctl approve [--for DURATION [--config "
+		    "PATH]] [--admin-socket PATH] ID\n" },
 		{ "refuse", "--reason", "x", NULL, "bxctl refuse: missing "
 		    "approval ID\n" },
 		{ "approve", "41", "42", NULL, "bxctl approve: unexpected "
@@ -185,6 +187,16 @@ test_operands(void **state)
 		    "argument 'extra'\n" },
 		{ "grants", "list", "extra", NULL, "bxctl grants list: "
 		    "unexpected argument 'extra'\n" },
+		{ "approve", "--for", "1x", "41", "bxctl approve: --for: '1x' "
+		    "is not a duration" },
+		{ "approve", "--for", "31d", "41", "bxctl approve: --for: "
+		    "'31d' is not between 1 s and 30 d\n" },
+		{ "approve", "--config", "/x", "41", "bxctl approve: --config "
+		    "is only for --for\n" },
+		{ "grants", "add", "--mode", "auto", "bxctl grants add: missing "
+		    "TOOL\n" },
+		{ "grants", "remove", NULL, NULL, "bxctl grants remove: missing "
+		    "grant ID\n" },
 		{ "audit", "head", "--home", NULL, "bxctl audit head: option "
 		    "'--home' needs an argument\n" },
 	};
