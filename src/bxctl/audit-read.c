@@ -2,8 +2,13 @@
  * audit-read.c: the whole audit log through the ChainVerifier, for bxctl
  * (audit-read.h).
  */
+#include <sys/file.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bxctl/audit-read.h"
 #include "proto/audit_walk.h"
@@ -31,6 +36,28 @@ audit_dir(const char *home, char *buf, struct bx_error *err)
 	if ((size_t)snprintf(buf, PATH_MAX, "%s/audit", home) >= PATH_MAX)
 		return bx_fail(err, "the home path is too long");
 	return 0;
+}
+
+int
+audit_writer(const char *dir, struct bx_error *err)
+{
+	char path[PATH_MAX];
+	int fd, rc;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/.lock", dir) >=
+	    sizeof(path))
+		return bx_fail(err, "the home path is too long");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return errno == ENOENT ? 0 : bx_fail(err, "cannot open %s: %s",
+		    path, strerror(errno));
+	if ((rc = flock(fd, LOCK_SH | LOCK_NB)) == -1 && errno != EWOULDBLOCK)
+		rc = bx_fail(err, "cannot look at the lock %s: %s", path,
+		    strerror(errno));
+	else
+		rc = rc == -1 ? 1 : 0;
+	/* Closing drops the shared lock if it was taken. */
+	close(fd);
+	return rc;
 }
 
 int

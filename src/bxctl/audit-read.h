@@ -26,6 +26,17 @@ int	audit_home(const char *home, char *buf, struct bx_error *);
 int	audit_dir(const char *home, char *buf, struct bx_error *);
 
 /*
+ * Whether a brokerd writes the audit directory dir: it holds dir/.lock
+ * (flock, exclusive) from before its first write until it exits. 1: the
+ * lock is held (brokerd runs, or is starting); 0: it is not, or there is
+ * no lock file (no brokerd ever ran there), so nothing is being written;
+ * -1: the lock could not be looked at (err says why). The look takes a
+ * shared lock for an instant and never creates the file; a brokerd that
+ * starts in that instant waits for it, as it waits for any holder.
+ */
+int	audit_writer(const char *dir, struct bx_error *);
+
+/*
  * Verifies every file of <home>/audit in name order; fn (NULL: none) sees
  * every record the chain accepts, with ctx.
  */

@@ -4,7 +4,9 @@
  * (no daemon needed); each record the chain accepts goes to the join, and
  * each finished call to the filter and out. It ends by saying whether the
  * chain verified, or with --follow waits for new records, across the
- * day's rollover, until it is stopped or the chain breaks.
+ * day's rollover, until it is stopped or the chain breaks. A line that
+ * fails is reported by --follow only once nothing can recover it: the
+ * next line is in, a later file began, or no brokerd holds the log.
  */
 #include <sys/inotify.h>
 
@@ -181,6 +183,27 @@ wait_change(int ifd)
 		continue;
 }
 
+/*
+ * A line that would fail waits for the next one, since a Recovery record
+ * may still follow it (bx_chain_settle). It fails for good when no
+ * brokerd holds the audit lock: then nothing is being written, and what
+ * is read after that look is all a Recovery could have been. A lock that
+ * cannot be looked at leaves it waiting: better late than crying wolf.
+ */
+static int
+settle_for_good(const struct log_args *a, struct bx_audit_walk *w,
+    struct bx_chain *c, struct bx_error *err)
+{
+	struct bx_error why;
+
+	if (!bx_chain_settle(c, false) || audit_writer(a->dir, &why) != 0)
+		return 0;
+	if (bx_audit_walk_step(w, c, true, err) == -1)
+		return -1;
+	(void)bx_chain_settle(c, true);
+	return 0;
+}
+
 /* Reads what is there, then each change, until the chain breaks. */
 static int
 follow(const struct log_args *a, struct log_run *lr, struct log_show *s,
@@ -197,7 +220,8 @@ follow(const struct log_args *a, struct log_run *lr, struct log_show *s,
 		ifd = -1;
 	}
 	for (;;) {
-		if (bx_audit_walk_step(w, c, true, &err) == -1) {
+		if (bx_audit_walk_step(w, c, true, &err) == -1 ||
+		    settle_for_good(a, w, c, &err) == -1) {
 			rv = cli_fail("%s", err.msg);
 			break;
 		}

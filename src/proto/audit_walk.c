@@ -115,7 +115,7 @@ bx_audit_walk_step(struct bx_audit_walk *w, struct bx_chain *c, bool live,
 		if (feed_file(w, c, names[i], !live || i + 1 < n, err) == -1)
 			goto out;
 	if (live)
-		bx_chain_settle(c);
+		(void)bx_chain_settle(c, false);
 	rc = 0;
 out:
 	bx_audit_names_free(names, n);

@@ -30,7 +30,8 @@ int	bx_audit_walk_open(const char *dir, struct bx_audit_walk **ret,
  * byte is fed, a last line without its newline too (a torn tail). With
  * live true the log may still grow: a newest file's last line without its
  * newline waits for a later call, and the chain is settled after the last
- * line fed. A file that shrank since it was read, or that went away, is an
+ * line fed (bx_chain_settle, not final: a line that would fail waits for
+ * the next one, or for the caller's final settle). A file that shrank since it was read, or that went away, is an
  * error: the log is only ever appended to.
  */
 int	bx_audit_walk_step(struct bx_audit_walk *, struct bx_chain *c,

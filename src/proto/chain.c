@@ -372,11 +372,27 @@ bx_chain_line(struct bx_chain *c, const char *bytes, size_t len,
 	c->held = h;
 }
 
-void
-bx_chain_settle(struct bx_chain *c)
+/*
+ * A held line that would fail could still be recovered: the writer puts
+ * the "\n" that ends a torn line and the Recovery record after it in one
+ * write, which a reader may see half done. Only a later file (recovers()
+ * never looks across one) or final settles it before the next line.
+ */
+bool
+bx_chain_settle(struct bx_chain *c, bool final)
 {
-	if (c->held->present && c->held->has_newline)
+	struct held *h = c->held;
+
+	if (!h->present || (!h->has_newline && !h->file_after))
+		return h->present;
+	if (!h->has_newline && !c->failed) {
+		h->ok = false;
+		snprintf(h->what, sizeof(h->what), "the line has no newline at "
+		    "its end, but a later file follows");
+	}
+	if (final || c->failed || h->ok || h->file_after)
 		resolve(c, NULL);
+	return h->present;
 }
 
 const struct bx_chain_failure *

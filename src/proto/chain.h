@@ -129,11 +129,17 @@ void		 bx_chain_line(struct bx_chain *, const char *bytes, size_t len,
 /*
  * Settles the line held back (one with its newline) now instead of at the
  * next line: for a reader following a live log, which must show the last
- * record before another is written. The price: a Recovery record written
- * later for that line (its sync failed) can no longer recover it, and fails
- * the chain there instead.
+ * record before another is written. A line that verifies is accepted. One
+ * that would fail is left held unless final (the writer is gone, nothing
+ * more will come), since a Recovery record may still follow it: the "\n"
+ * that ends a torn line and the Recovery after it are one write, which a
+ * reader can see half done. A line in a file before a later one is never
+ * recovered, and is settled either way. Returns whether a line is still
+ * held. The price: a Recovery record written later for a line that
+ * verified and was settled (its sync failed) can no longer recover it,
+ * and fails the chain there instead.
  */
-void		 bx_chain_settle(struct bx_chain *);
+bool		 bx_chain_settle(struct bx_chain *, bool final);
 /* The first failure not accepted so far, or NULL. */
 const struct bx_chain_failure *bx_chain_failed(const struct bx_chain *);
 /*

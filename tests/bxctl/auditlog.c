@@ -49,26 +49,37 @@ alog_raw(struct alog *l, const char *bytes, size_t len)
 }
 
 uint64_t
-alog_event(struct alog *l, const struct bx_audit_event *ev)
+alog_line(struct alog *l, const struct bx_audit_event *ev, char **ret,
+    size_t *ret_len)
 {
 	struct bx_audit_record rec = { 0 };
 	struct bx_error err;
-	char *line;
-	size_t len;
 
 	rec.seq = l->seq;
 	rec.time = l->time;
 	rec.prev = l->prev;
 	rec.event = *ev;
-	if (bx_audit_record_encode_line(&rec, &line, &len, &err) == -1 ||
-	    bx_sha256(line, len - 1, &l->prev, &err) == -1) {
+	if (bx_audit_record_encode_line(&rec, ret, ret_len, &err) == -1 ||
+	    bx_sha256(*ret, *ret_len - 1, &l->prev, &err) == -1) {
 		fprintf(stderr, "auditlog: %s\n", err.msg);
 		abort();
 	}
-	append(l, l->time, line, len);
-	free(line);
 	l->time += 1000;
 	return l->seq++;
+}
+
+uint64_t
+alog_event(struct alog *l, const struct bx_audit_event *ev)
+{
+	int64_t time = l->time;
+	uint64_t seq;
+	char *line;
+	size_t len;
+
+	seq = alog_line(l, ev, &line, &len);
+	append(l, time, line, len);
+	free(line);
+	return seq;
 }
 
 uint64_t

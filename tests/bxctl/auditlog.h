@@ -29,6 +29,13 @@ struct alog {
 void		alog_init(struct alog *, const char *home);
 /* Appends ev as the next record, in the file of its time's day. */
 uint64_t	alog_event(struct alog *, const struct bx_audit_event *ev);
+/*
+ * ev as the next record's line, "\n" included, in *ret (malloc'd, the
+ * caller's), without writing it: for a test that writes it in pieces
+ * (alog_raw). Returns its seq.
+ */
+uint64_t	alog_line(struct alog *, const struct bx_audit_event *ev,
+		    char **ret, size_t *ret_len);
 /* Appends bytes as they are to the current day's file. */
 void		alog_raw(struct alog *, const char *bytes, size_t len);
 

@@ -799,9 +799,9 @@ test_settle(void **state)
 	for (i = 0; i < l.n; i++) {
 		bx_chain_line(c, l.line[i], strlen(l.line[i]), false, true);
 		assert_int_equal(sn.n, i);
-		bx_chain_settle(c);
+		assert_false(bx_chain_settle(c, false));
 		assert_int_equal(sn.n, i + 1);
-		bx_chain_settle(c);
+		assert_false(bx_chain_settle(c, false));
 		assert_int_equal(sn.n, i + 1);
 	}
 	assert_null(bx_chain_failed(c));
@@ -819,13 +819,56 @@ test_settle(void **state)
 	bx_chain_file(c, l.names[0]);
 	for (i = 0; i < l.n; i++) {
 		bx_chain_line(c, l.line[i], strlen(l.line[i]), false, true);
-		bx_chain_settle(c);
+		bx_chain_settle(c, false);
 	}
+	/* The Recovery itself fails, once nothing more can come. */
+	assert_null(bx_chain_failed(c));
+	assert_true(bx_chain_settle(c, true) == false);
 	assert_non_null(bx_chain_failed(c));
 	assert_int_equal(bx_chain_failed(c)->at.line, 3);
 	assert_int_equal(bx_chain_finish(c, &r, &err), 0);
 	assert_true(r->failed);
 	bx_chain_report_free(r);
+	log_free(&l);
+
+	/*
+	 * A torn line given its "\n", the Recovery not yet read: it waits,
+	 * and the Recovery recovers it. Settled final, it fails.
+	 */
+	log_init(&l);
+	push_decisions(&l, 1);
+	push_raw(&l, strdup("{\"seq\":1,\"time\":\"20"));
+	recover_last(&l);
+	for (i = 0; i < 2; i++) {
+		assert_non_null(c = bx_chain_new());
+		bx_chain_file(c, l.names[0]);
+		bx_chain_line(c, l.line[0], strlen(l.line[0]), false, true);
+		bx_chain_line(c, l.line[1], strlen(l.line[1]), false, true);
+		assert_true(bx_chain_settle(c, false));
+		assert_null(bx_chain_failed(c));
+		if (i == 0) {
+			bx_chain_line(c, l.line[2], strlen(l.line[2]), false,
+			    true);
+			assert_false(bx_chain_settle(c, false));
+			assert_null(bx_chain_failed(c));
+		} else {
+			assert_false(bx_chain_settle(c, true));
+			assert_int_equal(bx_chain_failed(c)->at.line, 2);
+		}
+		assert_int_equal(bx_chain_finish(c, &r, &err), 0);
+		assert_int_equal(r->failed, i == 1);
+		assert_int_equal(r->nrecoveries, i == 0);
+		bx_chain_report_free(r);
+	}
+	/* A later file settles it: nothing recovers across one. */
+	assert_non_null(c = bx_chain_new());
+	bx_chain_file(c, l.names[0]);
+	bx_chain_line(c, l.line[0], strlen(l.line[0]), false, true);
+	bx_chain_line(c, l.line[1], strlen(l.line[1]), false, true);
+	bx_chain_file(c, "2025-09-19.jsonl");
+	assert_false(bx_chain_settle(c, false));
+	assert_int_equal(bx_chain_failed(c)->at.line, 2);
+	bx_chain_free(c);
 	log_free(&l);
 }
 
