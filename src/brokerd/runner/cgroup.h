@@ -103,6 +103,15 @@ int	cgroup_call_start_dir(const struct cgroup_call *);
 bool	cgroup_call_oomed(struct cgroup_call *);
 
 /*
+ * Whether the call's processes reached its pids limit since creation: a
+ * fork refused by it in the call's cgroup or below (pids.events "max"), or
+ * as many processes at once as the limit (pids.peak). Sticky once true;
+ * ask before cgroup_call_remove. Which counter is kept where, by version
+ * and kernel: cgroup_pids.c. A counter that cannot be read counts as no.
+ */
+bool	cgroup_call_pids_hit(struct cgroup_call *);
+
+/*
  * SIGKILLs every process in the call's cgroups and below, in every
  * hierarchy, repeating until none is left (bounded by CGROUP_DRAIN_MS).
  * Processes are named by pid from cgroup.procs, so a process that exits

@@ -49,6 +49,8 @@ struct cgroup_call {
 	int			 cc_start_dir;	/* v2 leaf, or -1 */
 	int			 cc_oom_event;	/* v1 eventfd, or -1 */
 	bool			 cc_oomed;
+	int64_t			 cc_pids;	/* its pids.max */
+	bool			 cc_pids_hit;
 };
 
 /* Writes value to dir/name; cgroup files take it in one write(2). */

@@ -235,6 +235,20 @@ seconds(int64_t ms, char *buf, size_t size)
 		    (ms % 1000) / 100);
 }
 
+/*
+ * "; the process limit (N) was reached" after a status line, or the line
+ * alone when there is none (sep false), or "" if the call did not reach
+ * it. A shell whose forks failed says only "exit status 2", if that.
+ */
+static void
+pids_note(const struct result_input *in, bool sep, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (in->ri_pids_hit)
+		snprintf(buf, size, "%sthe process limit (%lld) was reached",
+		    sep ? "; " : "", (long long)in->ri_pids);
+}
+
 /* The output so far (or the whole output), valid UTF-8, cut to the limit. */
 static char *
 output(const struct result_input *in, bool *ret_cut)
@@ -253,7 +267,7 @@ static int
 shell_result(const struct result_input *in, const struct status *st,
     struct run_result *r, struct bx_error *err)
 {
-	char *out, *text, line[64] = "";
+	char *out, *text, line[64] = "", note[64];
 	bool cut;
 	int n;
 
@@ -263,12 +277,14 @@ shell_result(const struct result_input *in, const struct status *st,
 		snprintf(line, sizeof(line), "exit status %d", n);
 	else if (sscanf(st->st_final, "signal %d", &n) == 1)
 		snprintf(line, sizeof(line), "killed by signal %d", n);
-	if (line[0] == '\0' || cut)
+	pids_note(in, line[0] != '\0', note, sizeof(note));
+	/* Cut output ends where it was cut, unless the limit says why. */
+	if ((line[0] == '\0' || cut) && note[0] == '\0')
 		return set(r, RUN_OK, out, cut, err);
-	text = printf_text("%s%s%s", out, out[0] != '\0' &&
-	    out[strlen(out) - 1] != '\n' ? "\n" : "", line);
+	text = printf_text("%s%s%s%s", out, out[0] != '\0' &&
+	    out[strlen(out) - 1] != '\n' ? "\n" : "", line, note);
 	free(out);
-	return set(r, RUN_OK, text, false, err);
+	return set(r, RUN_OK, text, cut, err);
 }
 
 /* Whether len bytes are UTF-8 text as the model may receive it: no NUL. */
@@ -332,7 +348,7 @@ tool_result(const struct result_input *in, const struct status *st,
     struct run_result *r, struct bx_error *err)
 {
 	const struct exec_outcome *o = in->ri_run;
-	char *text, word[16] = "";
+	char *text, word[16] = "", note[64];
 	bool cut;
 	int code;
 
@@ -371,13 +387,32 @@ tool_result(const struct result_input *in, const struct status *st,
 		return set(r, RUN_OK, text, cut ||
 		    strcmp(st->st_final, "truncated") == 0, err);
 	}
+	pids_note(in, true, note, sizeof(note));
 	if (WIFSIGNALED(o->eo_wait_status))
 		return set(r, RUN_FAILED, printf_text("the tool ended without "
-		    "a status: %s killed by signal %d", in->ri_runtime,
-		    WTERMSIG(o->eo_wait_status)), false, err);
+		    "a status: %s killed by signal %d%s", in->ri_runtime,
+		    WTERMSIG(o->eo_wait_status), note), false, err);
 	return set(r, RUN_FAILED, printf_text("the tool ended without a "
-	    "status: %s exited %d", in->ri_runtime,
-	    WEXITSTATUS(o->eo_wait_status)), false, err);
+	    "status: %s exited %d%s", in->ri_runtime,
+	    WEXITSTATUS(o->eo_wait_status), note), false, err);
+}
+
+/* Output past the cap: its first bytes, and why, if the limit says. */
+static int
+capped(const struct result_input *in, struct run_result *r,
+    struct bx_error *err)
+{
+	char *out, *text, note[64];
+	bool cut;
+
+	if ((out = output(in, &cut)) == NULL)
+		return bx_fail(err, "runner: out of memory");
+	pids_note(in, false, note, sizeof(note));
+	if (note[0] == '\0')
+		return set(r, RUN_OK, out, true, err);
+	text = printf_text("%s\n%s", out, note);
+	free(out);
+	return set(r, RUN_OK, text, true, err);
 }
 
 /* No tool ran: unavailable, in brokerd's and the runtime's words. */
@@ -416,7 +451,7 @@ runner_result(const struct result_input *in, struct run_result *ret,
 	const struct exec_outcome *o = in->ri_run;
 	struct run_result r;
 	struct status st;
-	char secs[32], *out;
+	char secs[32], note[64], *out;
 	bool cut;
 	int rc;
 
@@ -432,13 +467,14 @@ runner_result(const struct result_input *in, struct run_result *ret,
 		    (long long)in->ri_memory_mb), false, err);
 	else if (o->eo_end == EXEC_TIMED_OUT) {
 		seconds(in->ri_timeout_ms, secs, sizeof(secs));
+		pids_note(in, true, note, sizeof(note));
 		if ((out = output(in, &cut)) == NULL)
 			return bx_fail(err, "runner: out of memory");
-		rc = set(&r, RUN_FAILED, printf_text("timed out after %s s\n%s",
-		    secs, out), false, err);
+		rc = set(&r, RUN_FAILED, printf_text("timed out after %s s%s\n"
+		    "%s", secs, note, out), false, err);
 		free(out);
 	} else if (o->eo_end == EXEC_CAPPED)
-		rc = set(&r, RUN_OK, output(in, &cut), true, err);
+		rc = capped(in, &r, err);
 	else
 		rc = tool_result(in, &st, &r, err);
 	if (rc == 0)

@@ -15,6 +15,10 @@
  *			truncated
  *	shell		output (U+FFFD for bytes that are not UTF-8), then
  *			"exit status N" or "killed by signal S" unless 0
+ *	process limit	"the process limit (N) was reached" beside the
+ *			status line (after "; "), or as one: a timeout's
+ *			first line, a shell's (its output cut or not), the
+ *			line after a capped output, a tool without status
  *	http_fetch	a final 2xx: the body, which must be UTF-8 (failed
  *			"not UTF-8 text" otherwise); any other status:
  *			failed "HTTP <code>: " and the body's first
@@ -49,6 +53,8 @@ struct result_input {
 	const struct exec_outcome	*ri_run;
 	const char			*ri_runtime;	/* "podman", "bwrap" */
 	bool				 ri_oomed;
+	bool				 ri_pids_hit;	/* cgroup.h */
+	int64_t				 ri_pids;	/* the limit */
 	int64_t				 ri_timeout_ms;
 	int64_t				 ri_start_timeout_ms;
 	int64_t				 ri_memory_mb;

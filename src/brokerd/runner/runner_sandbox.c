@@ -189,6 +189,8 @@ shape(struct runner_sandbox *rs, struct sandbox_call *call, enum bx_tool tool,
 	in.ri_run = o;
 	in.ri_runtime = config_runner_kind_name(rs->rs_cfg.cr_kind);
 	in.ri_oomed = cgroup_call_oomed(call->sc_cgroup);
+	in.ri_pids_hit = cgroup_call_pids_hit(call->sc_cgroup);
+	in.ri_pids = rs->rs_cfg.cr_pids;
 	in.ri_timeout_ms = rs->rs_cfg.cr_timeout_ms;
 	in.ri_start_timeout_ms = rs->rs_cfg.cr_start_timeout_ms;
 	in.ri_memory_mb = rs->rs_cfg.cr_memory_mb;

@@ -246,6 +246,7 @@ test_no_oom_is_not_seen(void **state)
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_false(cgroup_call_oomed(c));
+	assert_false(cgroup_call_pids_hit(c));
 	removed(c);
 	cgroup_host_free(h);
 }
@@ -313,6 +314,7 @@ test_pids_limit_holds(void **state)
 	pid_t pid;
 
 	(void)state;
+	assert_false(cgroup_call_pids_hit(c));
 	if ((pid = fork()) == 0) {
 		join(c);
 		fork_until_refused();
@@ -323,6 +325,7 @@ test_pids_limit_holds(void **state)
 	/* The forking child itself is one of the 16. */
 	if (got <= 0 || got >= 16)
 		fail_msg("%d children under a pids limit of 16", got);
+	assert_true(cgroup_call_pids_hit(c));	/* and it says so */
 	removed(c);
 	cgroup_host_free(h);
 }

@@ -2,7 +2,8 @@
  * test-runner-result.c: what a sandbox's run becomes for the model
  * (runner_result.h), from made-up runs: the helper's status lines, the
  * runtime's words, early ends, the output limit cut at a UTF-8 boundary,
- * U+FFFD for bytes that are not UTF-8, and the 1 MiB answer frame.
+ * U+FFFD for bytes that are not UTF-8, the 1 MiB answer frame, and the
+ * process limit said beside whatever ended the call.
  */
 #include <sys/wait.h>
 
@@ -22,6 +23,8 @@ static const char *egress_refusal;
 static int64_t egress_limit;
 /* Whether stderr went past what is kept. */
 static bool err_lost;
+/* Whether the call reached its process limit (of 32). */
+static bool pids_hit;
 
 /* A run whose stdout is out (len bytes) and stderr err. */
 static struct run_result
@@ -45,6 +48,8 @@ shape(enum bx_tool tool, enum exec_end end, const char *out, size_t len,
 	in.ri_run = &o;
 	in.ri_runtime = "bwrap";
 	in.ri_oomed = oomed;
+	in.ri_pids_hit = pids_hit;
+	in.ri_pids = 32;
 	in.ri_timeout_ms = 2500;
 	in.ri_start_timeout_ms = 30000;
 	in.ri_memory_mb = 64;
@@ -242,6 +247,41 @@ test_frame_limit(void **state)
 	free(out);
 }
 
+/* The process limit, said beside the status line or as one. */
+static void
+test_process_limit(void **state)
+{
+	(void)state;
+	pids_hit = true;
+	expect(shape(BX_TOOL_SHELL, EXEC_EXITED, "fork: retry\n", 12,
+	    STARTED "bxtool: exit 2\n", false, 100), RUN_OK, "fork: retry\n"
+	    "exit status 2; the process limit (32) was reached", false);
+	expect(shape(BX_TOOL_SHELL, EXEC_EXITED, "", 0,
+	    STARTED "bxtool: signal 9\n", false, 100), RUN_OK,
+	    "killed by signal 9; the process limit (32) was reached", false);
+	expect(shape(BX_TOOL_SHELL, EXEC_EXITED, "done", 4,
+	    STARTED "bxtool: exit 0\n", false, 100), RUN_OK,
+	    "done\nthe process limit (32) was reached", false);
+	/* Output cut at the limit still says why. */
+	expect(shape(BX_TOOL_SHELL, EXEC_EXITED, "abcdef", 6,
+	    STARTED "bxtool: exit 2\n", false, 4), RUN_OK,
+	    "abcd\nexit status 2; the process limit (32) was reached", true);
+	expect(shape(BX_TOOL_SHELL, EXEC_CAPPED, "abcdef", 6, STARTED,
+	    false, 4), RUN_OK, "abcd\nthe process limit (32) was reached",
+	    true);
+	expect(shape(BX_TOOL_SHELL, EXEC_TIMED_OUT, "so far", 6, STARTED,
+	    false, 100), RUN_FAILED, "timed out after 2.5 s; the process "
+	    "limit (32) was reached\nso far", false);
+	expect(shape(BX_TOOL_SHELL, EXEC_EXITED, "", 0, STARTED, false, 100),
+	    RUN_FAILED, "the tool ended without a status: bwrap exited 0; "
+	    "the process limit (32) was reached", false);
+	/* Out of memory says only that. */
+	expect(shape(BX_TOOL_SHELL, EXEC_EXITED, "", 0,
+	    STARTED "bxtool: signal 9\n", true, 100), RUN_FAILED,
+	    "out of memory (64 MiB)", false);
+	pids_hit = false;
+}
+
 int
 main(void)
 {
@@ -253,6 +293,7 @@ main(void)
 		cmocka_unit_test(test_early_ends),
 		cmocka_unit_test(test_output_limit),
 		cmocka_unit_test(test_frame_limit),
+		cmocka_unit_test(test_process_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
