@@ -28,6 +28,8 @@
 
 /* A sleep the wall time must cut short: a call this long was not cut. */
 #define CALLS_SLEEP_S		120
+/* What a call that reached the fixture's pids = 32 says. */
+#define PIDS_REACHED		"the process limit (32) was reached"
 /* test_max_running_holds's calls; their timeout (the first waits for go). */
 #define CALLS_SLOTS		3
 #define CALLS_HOLD_TIMEOUT_MS	600000
@@ -61,15 +63,22 @@ test_limits(void **state)
 	    "n = 0\ntry:\n while n < 100:\n  if os.fork() == 0:\n"
 	    "   time.sleep(5)\n   os._exit(0)\n  n += 1\n"
 	    "except OSError:\n pass\nprint(n, flush=True)\nos._exit(0)'");
-	if (atoi(out) <= 0 || atoi(out) > 32)
+	if (atoi(out) <= 0 || atoi(out) > 32 ||
+	    strstr(out, "\n" PIDS_REACHED) == NULL)
 		fail_msg("pids = 32 let %s processes run", out);
+	free(out);
+	/* Background sleeps past the limit: the result says which limit. */
+	out = sb_shell(f, NULL, "for i in $(seq 100); do sleep 1 & done; wait");
+	if (strstr(out, PIDS_REACHED) == NULL)
+		fail_msg("100 sleeps under pids = 32: %.300s", out);
 	free(out);
 	t0 = rh_now_ms();
 	/* A fork bomb is bounded: its shell dies or the wall time ends it. */
 	out = sb_shell(f, NULL, "f() { f | f & }; f; sleep %d", CALLS_SLEEP_S);
 	assert_true(rh_now_ms() - t0 < CALLS_SLEEP_S * 1000);
-	if (strstr(out, "timed out after 3 s") == NULL &&
-	    strstr(out, "exit status 2") == NULL && !f->last.a_truncated)
+	if ((strstr(out, "timed out after 3 s") == NULL &&
+	    strstr(out, "exit status 2") == NULL && !f->last.a_truncated) ||
+	    strstr(out, PIDS_REACHED) == NULL)
 		fail_msg("the fork bomb's call answered: %.200s", out);
 	free(out);
 	out = sb_shell(f, NULL, "yes");
