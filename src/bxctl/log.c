@@ -8,17 +8,15 @@
  * fails is reported by --follow only once nothing can recover it: the
  * next line is in, a later file began, or no brokerd holds the log.
  */
-#include <sys/inotify.h>
-
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bxctl/admin.h"
+#include "bxctl/audit-follow.h"
 #include "bxctl/audit-read.h"
 #include "bxctl/commands.h"
 #include "bxctl/escape.h"
@@ -27,9 +25,6 @@
 #include "bxctl/log_args.h"
 #include "bxctl/sock.h"
 #include "proto/audit_walk.h"
-
-/* With --follow, how long to wait for a change before looking anyway. */
-#define LOG_FOLLOW_POLL_MS	1000
 
 /* What the chain's hook needs. */
 struct log_run {
@@ -170,40 +165,6 @@ read_all(const struct log_args *a, struct log_run *lr, struct log_show *s,
 	return rv;
 }
 
-/* Waits until the audit directory changes, or a while. */
-static void
-wait_change(int ifd)
-{
-	struct pollfd p = { ifd, POLLIN, 0 };
-	char buf[4096];
-
-	if (ifd == -1 || poll(&p, 1, LOG_FOLLOW_POLL_MS) <= 0)
-		return;
-	while (read(ifd, buf, sizeof(buf)) > 0)
-		continue;
-}
-
-/*
- * A line that would fail waits for the next one, since a Recovery record
- * may still follow it (bx_chain_settle). It fails for good when no
- * brokerd holds the audit lock: then nothing is being written, and what
- * is read after that look is all a Recovery could have been. A lock that
- * cannot be looked at leaves it waiting: better late than crying wolf.
- */
-static int
-settle_for_good(const struct log_args *a, struct bx_audit_walk *w,
-    struct bx_chain *c, struct bx_error *err)
-{
-	struct bx_error why;
-
-	if (!bx_chain_settle(c, false) || audit_writer(a->dir, &why) != 0)
-		return 0;
-	if (bx_audit_walk_step(w, c, true, err) == -1)
-		return -1;
-	(void)bx_chain_settle(c, true);
-	return 0;
-}
-
 /* Reads what is there, then each change, until the chain breaks. */
 static int
 follow(const struct log_args *a, struct log_run *lr, struct log_show *s,
@@ -213,15 +174,9 @@ follow(const struct log_args *a, struct log_run *lr, struct log_show *s,
 	struct bx_error err;
 	int ifd, rv;
 
-	ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-	if (ifd != -1 && inotify_add_watch(ifd, a->dir, IN_MODIFY | IN_CREATE |
-	    IN_MOVED_TO | IN_CLOSE_WRITE) == -1) {
-		close(ifd);
-		ifd = -1;
-	}
+	ifd = audit_follow_watch(a->dir);
 	for (;;) {
-		if (bx_audit_walk_step(w, c, true, &err) == -1 ||
-		    settle_for_good(a, w, c, &err) == -1) {
+		if (audit_follow_step(a->dir, w, c, &err) == -1) {
 			rv = cli_fail("%s", err.msg);
 			break;
 		}
@@ -237,7 +192,7 @@ follow(const struct log_args *a, struct log_run *lr, struct log_show *s,
 			rv = CLI_FAIL;
 			break;
 		}
-		wait_change(ifd);
+		audit_follow_wait(ifd);
 	}
 	if (ifd != -1)
 		close(ifd);

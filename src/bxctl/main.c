@@ -28,7 +28,8 @@ static const struct cli_command commands[] = {
 	{ "grants list", cmd_grants_list,
 	    "bxctl grants list [--json] [--admin-socket PATH]" },
 	{ "approvals", cmd_approvals,
-	    "bxctl approvals [--admin-socket PATH]" },
+	    "bxctl approvals [--follow [--json] [--home PATH]] "
+	    "[--admin-socket PATH]" },
 	{ "approve", cmd_approve,
 	    "bxctl approve [--for DURATION [--config PATH]] "
 	    "[--admin-socket PATH] ID" },

@@ -62,9 +62,10 @@ show_approval(FILE *fp, const struct bx_pending_approval *pa, int64_t now)
 	show_session(pa->session, session, sizeof(session));
 	if (fprintf(fp, "%" PRIu64 "  %s ago  ", pa->approval, age) < 0)
 		return -1;
+	/* 0: not known (approvals --follow, brokerd no longer holds it). */
 	if (pa->expires > now)
 		fprintf(fp, "expires in %s  ", left);
-	else
+	else if (pa->expires != 0)
 		fprintf(fp, "expired  ");
 	fprintf(fp, "session %s  grant ", session);
 	escape_puts(fp, pa->grant);

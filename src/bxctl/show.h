@@ -8,7 +8,8 @@
  * Durations are whole units rounded down (so "expires in 13 min" never
  * promises time that is not there): under a minute "N s", under an hour
  * "N min", under two days "N h", then "N d". An age below zero (clocks
- * apart) is "0 s"; an approval whose expiry has passed says "expired".
+ * apart) is "0 s"; an approval whose expiry has passed says "expired",
+ * and one whose expiry is 0 (not known) says nothing of it.
  * A session id longer than SHOW_SESSION_MAX characters is shown as its
  * first SHOW_SESSION_MAX - 1 characters and "…". The tool and arguments
  * are printed as data (escape.h), as is every string from the peer.
