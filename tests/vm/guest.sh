@@ -537,7 +537,7 @@ call_cgroup_procs() {
 }
 
 # A fork bomb against pids = 128: forks fail (the pids limit), the call
-# ends, and nothing of it stays.
+# ends saying which limit it reached, and nothing of it stays.
 check_fork_bomb() {
 	local o=$out/checks/$runtime-forkbomb.chat
 	one_call "$o" shell "{\"command\": \"f() { f | f & }; f; sleep 60\", \"cwd\": \"$ohome/vmt/work\"}" || return 1
@@ -545,6 +545,8 @@ check_fork_bomb() {
 		{ fail "the fork bomb's call has no result"; return 1; }
 	result_lines "$o" | grep -qF 'Cannot fork' ||
 		{ fail "no fork failed: the pids limit did not bite"; return 1; }
+	result_lines "$o" | grep -qF 'the process limit (128) was reached' ||
+		{ fail "the fork bomb's result does not say the process limit (128) was reached"; return 1; }
 	if [ -n "$(call_cgroup_procs)" ]; then
 		say "processes left in call cgroups:"
 		call_cgroup_procs | xargs -r ps -o pid,user,cmd -p
