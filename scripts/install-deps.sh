@@ -26,6 +26,8 @@ packages="$packages curl ca-certificates openssl iproute2 nftables"
 # give an owner's loopd a uid of its own; libacl lets the owner and the
 # jail share the home's few directories that both need.
 packages="$packages uidmap acl libacl1-dev"
+# bxctl chat's prompt: line editing and a history (libedit).
+packages="$packages libedit-dev"
 fuzz_packages="clang libclang-rt-14-dev"
 # make check-vm (tests/vm/): qemu boots a Debian 12 image that debootstrap
 # builds; mkfs.ext4 -d and debugfs move files in and out without a loop mount.

@@ -1,12 +1,19 @@
 /*
- * answer.c: approve and refuse on the admin socket (answer.h).
+ * answer.c: approve, approve for a while and refuse on the admin socket
+ * (answer.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "bxctl/admin.h"
 #include "bxctl/answer.h"
+#include "bxctl/approve_for.h"
 #include "bxctl/cli.h"
+#include "bxctl/options.h"
+#include "bxctl/show.h"
+#include "bxctl/when.h"
 
 int
 answer_approve(const char *admin_path, uint64_t id, FILE *fp)
@@ -49,5 +56,49 @@ answer_refuse(const char *admin_path, uint64_t id, const char *reason,
 		return cli_fail("%s", err.msg);
 	fprintf(fp, "refused %" PRIu64 "\n", id);
 	bx_msg_free(answer);
+	return CLI_OK;
+}
+
+/* approve_for's port: admin.sock. */
+static int
+admin_port(void *ctx, const struct bx_msg *req, enum bx_msg_kind want,
+    struct bx_msg **ret, struct bx_error *err)
+{
+	return admin_call(ctx, req, want, ret, err);
+}
+
+int
+answer_approve_for(const char *admin_path, const char *config, uint64_t id,
+    int64_t for_ms, FILE *fp)
+{
+	struct approve_port port = { admin_port, (void *)admin_path };
+	struct approve_for af;
+	struct approve_for_result r;
+	struct bx_error err;
+	char when[WHEN_LOCAL_LEN];
+	char *grants;
+	int status;
+
+	memset(&af, 0, sizeof(af));
+	if ((status = options_grants_dir(config, &grants)) != CLI_OK)
+		return status;
+	af.af_id = id;
+	af.af_now = show_now();
+	af.af_for_ms = for_ms;
+	af.af_grants = grants;
+	status = approve_for(&port, &af, &r, &err);
+	free(grants);
+	if (status == -1)
+		return cli_fail("%s", err.msg);
+	if (!r.afr_kept) {
+		fprintf(fp, "approved %" PRIu64 ": denied (%s); the grant %s "
+		    "was removed again\n", id,
+		    bx_deny_name(r.afr_outcome.reason), r.afr_grant);
+		return CLI_OK;
+	}
+	when_local(r.afr_expires, when);
+	fprintf(fp, "approved %" PRIu64 ": runs; grant %s lets the same call "
+	    "through until %s%s\n", id, r.afr_grant, when,
+	    r.afr_capped ? ", when the grant that asked expires" : "");
 	return CLI_OK;
 }

@@ -14,6 +14,14 @@
 #include <stdio.h>
 
 int	answer_approve(const char *admin_path, uint64_t id, FILE *fp);
+/*
+ * Approves id and leaves a grant for the same call for for_ms
+ * (approve_for.h), in the grants directory of brokerd.toml at config
+ * (NULL: brokerd's default): "approved 41: runs; grant
+ * approved-read-file-41 lets the same call through until ...".
+ */
+int	answer_approve_for(const char *admin_path, const char *config,
+	    uint64_t id, int64_t for_ms, FILE *fp);
 /* reason may be NULL (sent as null). */
 int	answer_refuse(const char *admin_path, uint64_t id, const char *reason,
 	    FILE *fp);

@@ -16,7 +16,6 @@
 #include "bxctl/commands.h"
 #include "bxctl/escape.h"
 #include "bxctl/options.h"
-#include "bxctl/show.h"
 #include "bxctl/when.h"
 
 static const char approve_help[] =
@@ -132,50 +131,17 @@ parse(const struct cli_command *cmd, int argc, char **argv, int refuse,
 	return 0;
 }
 
-/* approve_for's port: admin.sock. */
-static int
-admin_port(void *ctx, const struct bx_msg *req, enum bx_msg_kind want,
-    struct bx_msg **ret, struct bx_error *err)
-{
-	return admin_call(ctx, req, want, ret, err);
-}
-
-/* approve --for: the grant, then the approval; the exit status. */
+/* approve --for: the duration checked, then answer_approve_for(). */
 static int
 approve_with_grant(const struct cli_command *cmd, struct answer_opts *o)
 {
-	struct approve_port port = { admin_port, o->ao_socket };
-	struct approve_for af;
-	struct approve_for_result r;
 	struct bx_error err;
-	char when[WHEN_LOCAL_LEN];
-	char *grants;
-	int status;
+	int64_t ms;
 
-	memset(&af, 0, sizeof(af));
-	if (when_duration(o->ao_for, APPROVE_FOR_MAX_MS, &af.af_for_ms,
-	    &err) == -1)
+	if (when_duration(o->ao_for, APPROVE_FOR_MAX_MS, &ms, &err) == -1)
 		return cli_usage_error(cmd, "--for: %s", err.msg);
-	if ((status = options_grants_dir(o->ao_config, &grants)) != CLI_OK)
-		return status;
-	af.af_id = o->ao_id;
-	af.af_now = show_now();
-	af.af_grants = grants;
-	status = approve_for(&port, &af, &r, &err);
-	free(grants);
-	if (status == -1)
-		return cli_fail("%s", err.msg);
-	if (!r.afr_kept) {
-		printf("approved %" PRIu64 ": denied (%s); the grant %s was "
-		    "removed again\n", o->ao_id,
-		    bx_deny_name(r.afr_outcome.reason), r.afr_grant);
-		return CLI_OK;
-	}
-	when_local(r.afr_expires, when);
-	printf("approved %" PRIu64 ": runs; grant %s lets the same call "
-	    "through until %s%s\n", o->ao_id, r.afr_grant, when,
-	    r.afr_capped ? ", when the grant that asked expires" : "");
-	return CLI_OK;
+	return answer_approve_for(o->ao_socket, o->ao_config, o->ao_id, ms,
+	    stdout);
 }
 
 int

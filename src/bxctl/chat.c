@@ -1,8 +1,12 @@
 /*
  * chat.c: `bxctl chat`, a conversation with loopd: one chat frame per
  * line the owner types (or the one --say text), its turn events printed
- * as they arrive, and approvals asked for on the terminal.
+ * as they arrive, and approvals asked for on the terminal. On a terminal
+ * the line is edited with libedit and kept in a history (prompt.h).
+ * Ctrl-C during a turn stops the turn (turn.h); at the prompt it ends
+ * the chat.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,7 +17,9 @@
 
 #include "bxctl/commands.h"
 #include "bxctl/escape.h"
+#include "bxctl/interrupt.h"
 #include "bxctl/options.h"
+#include "bxctl/prompt.h"
 #include "bxctl/turn.h"
 #include "proto/types.h"
 
@@ -26,13 +32,22 @@
 static const char chat_help[] =
     "Talks to loopd. Without --say, reads one message per line from\n"
     "stdin until end of file, and asks on stderr whether to approve each\n"
-    "call that waits for approval (y approves, anything else refuses).\n"
+    "call that waits for approval: y approves once, f approves and lets\n"
+    "the same call through for a while (asked, 1h by default), anything\n"
+    "else refuses. On a terminal, lines are edited as in a shell and kept\n"
+    "in a history; a status line says what the turn is doing; calls and\n"
+    "results are one line each. Ctrl-C stops the turn; at the prompt, it\n"
+    "ends the chat.\n"
     "\n"
     "  --session ID         go on with session ID (default: a new one)\n"
     "  --say TEXT           send TEXT as one message, print the events\n"
     "                       and exit; approvals are not asked for\n"
     "  --json               print each turn event as one JSON line;\n"
     "                       approvals are not asked for\n"
+    "  --verbose            print calls and results whole, with their\n"
+    "                       ids, on a terminal too\n"
+    "  --config PATH        brokerd.toml, for the grants directory of\n"
+    "                       [f]or a while (default: brokerd's own)\n"
     "  --loop-socket PATH   loopd's socket (default\n"
     "                       <home>/" BX_HOME_LOOP_SOCKET ")\n"
     "  --admin-socket PATH  brokerd's admin socket, to show and answer\n"
@@ -53,14 +68,38 @@ one_turn(const struct turn_opts *opts, char *session, const char *text,
     bool *ret_stop)
 {
 	struct bx_error err;
-	bool failed;
+	enum turn_end end;
 
-	if (turn_run(opts, session, text, &failed, &err) == -1) {
+	if (turn_run(opts, session, text, &end, &err) == -1) {
 		*ret_stop = true;
 		return cli_fail("%s", err.msg);
 	}
 	*ret_stop = false;
-	return failed ? CLI_FAIL : CLI_OK;
+	return end == TURN_DONE ? CLI_OK : CLI_FAIL;
+}
+
+/*
+ * The next message, edited (p) or read plainly into *line; NULL at end of
+ * file or on Ctrl-C, which both end the chat.
+ */
+static const char *
+next_line(struct prompt *p, bool show, char **line, size_t *cap)
+{
+	bool interrupted;
+	ssize_t n;
+
+	if (p != NULL)
+		return prompt_read(p, "> ", &interrupted);
+	if (show) {
+		fprintf(stderr, "> ");
+		fflush(stderr);
+	}
+	/* Without SA_RESTART, a Ctrl-C ends getline with EINTR. */
+	if ((n = getline(line, cap, stdin)) == -1)
+		return NULL;
+	if (n > 0 && (*line)[n - 1] == '\n')
+		(*line)[n - 1] = '\0';
+	return *line;
 }
 
 /*
@@ -69,26 +108,23 @@ one_turn(const struct turn_opts *opts, char *session, const char *text,
  * reached (which ends the chat) or any turn ended in an error.
  */
 static int
-interactive(const struct turn_opts *opts, char *session)
+interactive(struct turn_opts *opts, char *session)
 {
 	bool prompt = isatty(STDIN_FILENO) && !opts->json, stop = false;
 	int status = CLI_OK;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	char *buf = NULL;
+	const char *line;
+	size_t cap = 0, n;
 
+	if (prompt)
+		opts->prompt = prompt_open();
 	for (;;) {
-		if (prompt) {
-			fprintf(stderr, "> ");
-			fflush(stderr);
-		}
-		if ((n = getline(&line, &cap, stdin)) == -1)
+		if ((line = next_line(opts->prompt, prompt, &buf, &cap)) ==
+		    NULL)
 			break;
-		if (n > 0 && line[n - 1] == '\n')
-			line[--n] = '\0';
-		if (n == 0)
+		if ((n = strlen(line)) == 0)
 			continue;
-		if (!sendable(line, (size_t)n)) {
+		if (!sendable(line, n)) {
 			status = cli_fail("a message must be UTF-8 text of at "
 			    "most %d bytes; not sent", CHAT_TEXT_MAX);
 			continue;
@@ -100,7 +136,9 @@ interactive(const struct turn_opts *opts, char *session)
 	}
 	if (prompt && !stop)
 		fprintf(stderr, "\n");
-	free(line);
+	prompt_close(opts->prompt);
+	opts->prompt = NULL;
+	free(buf);
 	return status;
 }
 
@@ -108,7 +146,9 @@ interactive(const struct turn_opts *opts, char *session)
 struct chat_args {
 	const char	*session;	/* NULL: a new session */
 	const char	*say;		/* NULL: interactive */
+	const char	*config;	/* NULL: brokerd's default */
 	bool		 json;
+	bool		 verbose;
 	char		 loop_path[SOCK_PATH_MAX];
 	char		 admin_path[SOCK_PATH_MAX];
 };
@@ -148,6 +188,8 @@ parse(const struct cli_command *cmd, int argc, char **argv,
 		{ "session", required_argument, NULL, 's' },
 		{ "say", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "loop-socket", required_argument, NULL, 'l' },
 		{ "admin-socket", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
@@ -168,6 +210,12 @@ parse(const struct cli_command *cmd, int argc, char **argv,
 			break;
 		case 'j':
 			a->json = true;
+			break;
+		case 'v':
+			a->verbose = true;
+			break;
+		case 'c':
+			a->config = optarg;
 			break;
 		case 'l':
 			loop = optarg;
@@ -190,20 +238,28 @@ parse(const struct cli_command *cmd, int argc, char **argv,
 int
 cmd_chat(const struct cli_command *cmd, int argc, char **argv)
 {
-	struct chat_args a = { NULL, NULL, false, "", "" };
+	struct chat_args a;
 	char current[BX_ID_MAX + 1];
 	struct turn_opts opts;
 	int status;
-	bool stop;
+	bool stop, tty = isatty(STDOUT_FILENO);
 
+	memset(&a, 0, sizeof(a));
 	if (parse(cmd, argc, argv, &a, &status) == -1)
 		return status;
+	if (interrupt_install() == -1)
+		return cli_fail("cannot catch SIGINT: %s", strerror(errno));
 	snprintf(current, sizeof(current), "%s", a.session == NULL ? "" :
 	    a.session);
+	memset(&opts, 0, sizeof(opts));
 	opts.loop_path = a.loop_path;
 	opts.admin_path = a.admin_path;
+	opts.config = a.config;
 	opts.json = a.json;
 	opts.ask = a.say == NULL && !a.json;
+	opts.compact = tty && !a.verbose && !a.json;
+	opts.status = tty && !a.json;
+	opts.color = getenv("NO_COLOR") == NULL;
 	opts.answers = stdin;
 	if (a.say != NULL)
 		return one_turn(&opts, current, a.say, &stop);

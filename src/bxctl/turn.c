@@ -1,28 +1,30 @@
 /*
  * turn.c: one chat turn (turn.h). The loop reads events until the final
- * one; each event type has a small printer, and approval_pending also
- * looks the approval up on admin.sock and, interactively, asks. The
- * model's text_delta events open a "model: " line that the next other
- * event closes; the text or reply that repeats it is then not printed.
+ * one, in ticks that look for Ctrl-C and redraw the status line; each
+ * event type has a small printer, and approval_pending also shows the
+ * approval and, interactively, asks (turn_ask.c). The model's text_delta
+ * events open a "model: " line that the next other event closes; the
+ * text or reply that repeats it is then not printed.
  */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
-#include "bxctl/admin.h"
-#include "bxctl/answer.h"
 #include "bxctl/cli.h"
+#include "bxctl/compact.h"
 #include "bxctl/escape.h"
+#include "bxctl/interrupt.h"
 #include "bxctl/jsonout.h"
 #include "bxctl/peer.h"
 #include "bxctl/show.h"
 #include "bxctl/sock.h"
+#include "bxctl/statusline.h"
 #include "bxctl/turn.h"
+#include "proto/clock.h"
 #include "proto/json.h"
 
 /* What a turn remembers between its events. */
@@ -38,6 +40,8 @@ struct turn_state {
 	char			*streamed;	/* the open line's text */
 	size_t			 streamed_len;
 	bool			 streamed_cut;	/* past TURN_STREAM_MAX */
+	bool			 stopped;	/* by the owner's Ctrl-C */
+	struct statusline	 sl;
 };
 
 int
@@ -116,77 +120,67 @@ end_deltas(struct turn_state *ts)
 	fflush(stdout);
 }
 
-/* Looks the approval up on admin.sock and prints its two lines. */
+/* A call: one line, compact or whole. */
 static void
-print_approval(const struct turn_opts *opts, const struct bx_turn_event *ev)
+print_call(struct turn_state *ts, const struct bx_turn_event *ev)
 {
-	struct bx_msg *req, *list = NULL;
-	char left[SHOW_DURATION_MAX];
-	struct bx_error err;
-	int64_t now;
-	size_t i;
-
-	if ((req = bx_msg_new(BX_MSG_APPROVALS)) == NULL)
-		snprintf(err.msg, sizeof(err.msg), "out of memory");
-	else if (admin_call(opts->admin_path, req, BX_MSG_APPROVAL_LIST,
-	    &list, &err) == 0) {
-		now = show_now();
-		for (i = 0; i < list->approval_list.nitems; i++) {
-			if (list->approval_list.items[i].approval !=
-			    ev->approval)
-				continue;
-			show_approval(stdout, &list->approval_list.items[i],
-			    now);
-			bx_msg_free(list);
-			bx_msg_free(req);
-			return;
-		}
-		snprintf(err.msg, sizeof(err.msg), "brokerd does not list "
-		    "approval %" PRIu64 "; it may have been answered or "
-		    "expired", ev->approval);
+	if (ts->opts->compact) {
+		compact_call(stdout, ev->tool, ev->arguments);
+		return;
 	}
-	bx_msg_free(list);
-	bx_msg_free(req);
-	/* The event alone, then why the block is missing. */
-	show_duration(ev->expires - show_now(), left);
-	printf("%" PRIu64 "  expires in %s  ", ev->approval, left);
+	printf("call ");
+	escape_puts(stdout, ev->call);
+	printf(": ");
 	escape_puts(stdout, ev->tool);
+	printf(" ");
+	escape_puts(stdout, ev->arguments);
 	printf("\n");
-	fflush(stdout);
-	cli_fail("%s", err.msg);
 }
 
-/* Asks "approve N? [y/N]" on stderr; y or yes approves, the rest refuses. */
 static void
-ask(const struct turn_opts *opts, uint64_t id)
+print_result(struct turn_state *ts, const struct bx_turn_event *ev)
 {
-	char line[TURN_ANSWER_MAX];
-	size_t len;
-	int c;
-
-	fflush(stdout);
-	fprintf(stderr, "approve %" PRIu64 "? [y/N] ", id);
-	fflush(stderr);
-	if (fgets(line, sizeof(line), opts->answers) == NULL) {
-		fprintf(stderr, "\n");
-		line[0] = '\0';
+	if (ts->opts->compact) {
+		compact_result(stdout, ev->status, ev->content);
+		return;
 	}
-	len = strlen(line);
-	if (len > 0 && line[len - 1] != '\n')
-		while ((c = getc(opts->answers)) != EOF && c != '\n')
-			;
-	line[strcspn(line, "\r\n")] = '\0';
-	if (strcasecmp(line, "y") == 0 || strcasecmp(line, "yes") == 0)
-		answer_approve(opts->admin_path, id, stdout);
-	else
-		answer_refuse(opts->admin_path, id, NULL, stdout);
+	printf("result ");
+	escape_puts(stdout, ev->call);
+	printf(": %s (%s%s): ", bx_status_name(ev->status),
+	    bx_class_name(ev->class), ev->untrusted ? ", untrusted" : "");
+	escape_puts(stdout, ev->content);
+	printf("\n");
+}
+
+/*
+ * An approval: its lines, and the question when asking. A Ctrl-C at the
+ * question stops the turn; the status line waits with the owner.
+ */
+static void
+on_approval(struct turn_state *ts, const struct bx_turn_event *ev)
+{
+	int64_t wait;
+
+	turn_show_approval(ts->opts, ev);
+	if (ts->opts->ask) {
+		if (turn_ask(ts->opts, ev->approval) == -1) {
+			ts->stopped = true;
+			return;
+		}
+		statusline_tool(&ts->sl, ev->tool, show_now());
+	} else
+		statusline_approval(&ts->sl, ev->approval, ev->expires,
+		    show_now());
+	/* loopd waits for brokerd until the expiry and then some. */
+	wait = ev->expires - show_now() + TURN_EXPIRY_GRACE_MS;
+	if (wait > ts->timeout_ms)
+		ts->timeout_ms = wait > INT32_MAX ? INT32_MAX : (int)wait;
 }
 
 static void
 on_event(struct turn_state *ts, const struct bx_turn_event *ev)
 {
-	int64_t wait;
-
+	statusline_clear(&ts->sl);
 	if (ev->type != BX_EVENT_TEXT_DELTA)
 		end_deltas(ts);
 	switch (ev->type) {
@@ -200,6 +194,7 @@ on_event(struct turn_state *ts, const struct bx_turn_event *ev)
 		break;
 	case BX_EVENT_TEXT_DELTA:
 		print_delta(ts, ev->text);
+		statusline_set(&ts->sl, STATUS_NONE, show_now());
 		break;
 	case BX_EVENT_TEXT:
 		/* The same text just streamed is not shown twice. */
@@ -208,34 +203,18 @@ on_event(struct turn_state *ts, const struct bx_turn_event *ev)
 			print_model(ev->text);
 		free(ts->last_text);
 		ts->last_text = strdup(ev->text);
+		statusline_set(&ts->sl, STATUS_THINKING, show_now());
 		break;
 	case BX_EVENT_TOOL_CALL:
-		printf("call ");
-		escape_puts(stdout, ev->call);
-		printf(": ");
-		escape_puts(stdout, ev->tool);
-		printf(" ");
-		escape_puts(stdout, ev->arguments);
-		printf("\n");
+		print_call(ts, ev);
+		statusline_tool(&ts->sl, ev->tool, show_now());
 		break;
 	case BX_EVENT_TOOL_RESULT:
-		printf("result ");
-		escape_puts(stdout, ev->call);
-		printf(": %s (%s%s): ", bx_status_name(ev->status),
-		    bx_class_name(ev->class), ev->untrusted ? ", untrusted" :
-		    "");
-		escape_puts(stdout, ev->content);
-		printf("\n");
+		print_result(ts, ev);
+		statusline_set(&ts->sl, STATUS_THINKING, show_now());
 		break;
 	case BX_EVENT_APPROVAL_PENDING:
-		print_approval(ts->opts, ev);
-		if (ts->opts->ask)
-			ask(ts->opts, ev->approval);
-		/* loopd waits for brokerd until the expiry and then some. */
-		wait = ev->expires - show_now() + TURN_EXPIRY_GRACE_MS;
-		if (wait > ts->timeout_ms)
-			ts->timeout_ms = wait > INT32_MAX ? INT32_MAX :
-			    (int)wait;
+		on_approval(ts, ev);
 		break;
 	case BX_EVENT_DONE:
 		/* A reply already shown as the last text is not shown twice. */
@@ -254,7 +233,44 @@ on_event(struct turn_state *ts, const struct bx_turn_event *ev)
 	}
 	if (ev->type != BX_EVENT_TEXT_DELTA)
 		ts->from_deltas = false;
+	if (ev->type == BX_EVENT_DONE || ev->type == BX_EVENT_ERROR)
+		statusline_set(&ts->sl, STATUS_NONE, show_now());
 	fflush(stdout);
+	statusline_draw(&ts->sl, show_now());
+}
+
+/*
+ * The next frame, waited for in ticks: 1 with *ret, 0 if the owner's
+ * Ctrl-C came first (ts->stopped), -1 with err.
+ */
+static int
+next_frame(struct turn_state *ts, struct bx_frame_reader *fr,
+    struct bx_msg **ret, const char **line, size_t *len, struct bx_error *err)
+{
+	int64_t deadline = bx_clock_mono_ms() + ts->timeout_ms, left;
+	enum bx_frame_status st;
+
+	for (;;) {
+		if (interrupt_take()) {
+			ts->stopped = true;
+			return 0;
+		}
+		if ((left = deadline - bx_clock_mono_ms()) <= 0)
+			return bx_fail(err, "loopd sent nothing for %d s",
+			    ts->timeout_ms / 1000);
+		st = bx_frame_read(fr, left < TURN_TICK_MS ? (int)left :
+		    TURN_TICK_MS, line, len, err);
+		if (st == BX_FRAME_OK)
+			break;
+		/* The other ends are final: peer_read says them again. */
+		if (st != BX_FRAME_TIMEOUT)
+			return peer_read(fr, 0, "loopd", ret, NULL, NULL, err);
+		statusline_draw(&ts->sl, show_now());
+	}
+	if (bx_msg_decode(*line, *len, ret, err) == -1)
+		return bx_error_prefix(err, "loopd sent a frame bxctl cannot "
+		    "read");
+	return 1;
 }
 
 /* Reads and prints events until the final one. */
@@ -266,11 +282,11 @@ events(struct turn_state *ts, struct bx_frame_reader *fr,
 	struct bx_msg *msg;
 	size_t len;
 	bool final;
+	int r;
 
 	for (;;) {
-		if (peer_read(fr, ts->timeout_ms, "loopd", &msg, &line, &len,
-		    err) == -1)
-			return -1;
+		if ((r = next_frame(ts, fr, &msg, &line, &len, err)) != 1)
+			return r;
 		if (ts->opts->json) {
 			turn_json(stdout, line, len);
 			fflush(stdout);
@@ -297,14 +313,27 @@ events(struct turn_state *ts, struct bx_frame_reader *fr,
 			on_event(ts, &msg->turn_event);
 		final = bx_msg_is_final(msg);
 		bx_msg_free(msg);
-		if (final)
+		if (final || ts->stopped)
 			return 0;
 	}
 }
 
+/* What the owner sees of a stop; loopd learns it from the close. */
+static void
+print_stopped(struct turn_state *ts)
+{
+	statusline_clear(&ts->sl);
+	end_deltas(ts);
+	if (ts->opts->json)
+		return;
+	printf("stopped (Ctrl-C): the turn ends here; what it did so far is "
+	    "kept\n");
+	fflush(stdout);
+}
+
 int
 turn_run(const struct turn_opts *opts, char *session, const char *text,
-    bool *ret_failed, struct bx_error *err)
+    enum turn_end *ret_end, struct bx_error *err)
 {
 	struct turn_state ts = { .opts = opts, .session = session,
 	    .timeout_ms = TURN_EVENT_TIMEOUT_MS };
@@ -325,12 +354,20 @@ turn_run(const struct turn_opts *opts, char *session, const char *text,
 		    opts->loop_path);
 		goto out;
 	}
+	statusline_init(&ts.sl, stdout, opts->status, opts->color);
+	statusline_set(&ts.sl, STATUS_THINKING, show_now());
+	statusline_draw(&ts.sl, show_now());
 	/* A line of deltas that loopd broke off is ended before its error. */
 	if (events(&ts, &fr, err) == -1) {
+		statusline_clear(&ts.sl);
 		end_deltas(&ts);
 		goto out;
 	}
-	*ret_failed = ts.failed;
+	if (ts.stopped)
+		print_stopped(&ts);
+	statusline_clear(&ts.sl);
+	*ret_end = ts.stopped ? TURN_STOPPED : ts.failed ? TURN_FAILED :
+	    TURN_DONE;
 	rc = 0;
 out:
 	bx_msg_free(chat);

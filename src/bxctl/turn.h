@@ -16,9 +16,20 @@
  *	<the two lines of show.h>		(approval_pending)
  *	result call_0: failed (public): timed out after 30 s
  *	error: the model server is unavailable	(the turn failed)
+ *	stopped (Ctrl-C): ...			(the owner stopped it)
+ *
+ * With compact (a terminal, without --verbose), a call and its result
+ * are one line each, ids left out (compact.h); with status, the status
+ * line shows what the turn is doing while nothing is printed
+ * (statusline.h).
  *
  * With json, each frame loopd sent is printed instead as one line of
  * ASCII-only JSON (turn_json()), and nothing else.
+ *
+ * Ctrl-C (interrupt.h) stops the turn: bxctl closes its connection, which
+ * is how loopd is told (protocol.md), and the turn ends as TURN_STOPPED.
+ * bxctl reads loopd in slices of TURN_TICK_MS, so that it sees the
+ * SIGINT and redraws the status line.
  *
  * Nothing here allocates that outlives a call.
  */
@@ -26,10 +37,12 @@
 #define BXCTL_TURN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "proto/error.h"
 #include "proto/frame.h"
+#include "proto/message.h"
 #include "proto/types.h"
 
 /*
@@ -48,25 +61,52 @@
 #define TURN_STREAM_MAX		BX_FRAME_MAX
 /* How long loopd may take to take the chat frame. */
 #define TURN_SEND_TIMEOUT_MS	30000
-/* The longest answer line to "approve N? [y/N]" that is read whole. */
+/* The longest answer line to "approve N? ..." that is read whole. */
 #define TURN_ANSWER_MAX		256
+/* How often a turn looks for Ctrl-C and redraws the status line. */
+#define TURN_TICK_MS		250
+/* [f]or a while, when the owner just presses Enter. */
+#define TURN_FOR_DEFAULT	"1h"
+
+struct prompt;
 
 struct turn_opts {
 	const char	*loop_path;
 	const char	*admin_path;
+	const char	*config;	/* brokerd.toml, for [f]; NULL: default */
 	bool		 json;		/* JSON lines instead of text */
 	bool		 ask;		/* ask about each approval on stderr */
-	FILE		*answers;	/* where the y/N answers are read */
+	bool		 compact;	/* a line per call and result, no ids */
+	bool		 status;	/* draw the status line */
+	bool		 color;		/* in colour (no NO_COLOR) */
+	FILE		*answers;	/* where answers are read plainly */
+	struct prompt	*prompt;	/* NULL: from answers, not edited */
+};
+
+enum turn_end {
+	TURN_DONE,
+	TURN_FAILED,		/* it ended in an error event */
+	TURN_STOPPED		/* the owner's Ctrl-C stopped it */
 };
 
 /*
  * Runs one turn. session holds the session to go on with ("" for a new
  * one, BX_ID_MAX + 1 bytes) and is set from the started event. Returns 0
- * when the turn ended, with *ret_failed true if it ended in an error
- * event; -1 with err if loopd could not be reached or broke off.
+ * when the turn ended, and how; -1 with err if loopd could not be reached
+ * or broke off.
  */
 int	turn_run(const struct turn_opts *, char *session, const char *text,
-	    bool *ret_failed, struct bx_error *);
+	    enum turn_end *ret_end, struct bx_error *);
+
+/* The two lines of an approval_pending event (turn_ask.c). */
+void	turn_show_approval(const struct turn_opts *,
+	    const struct bx_turn_event *);
+/*
+ * Asks the owner about approval id and answers brokerd: [y]es once,
+ * [f]or a while, [N]o. Returns 0, or -1 if a Ctrl-C came instead of an
+ * answer (nothing was answered).
+ */
+int	turn_ask(const struct turn_opts *, uint64_t id);
 
 /*
  * Prints the frame line[0..len) on fp as compact JSON with every non-ASCII

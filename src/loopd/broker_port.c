@@ -79,13 +79,22 @@ connect_broker(const struct bport *bp, struct bx_error *err)
 	return fd;
 }
 
+/* One call's wait: its deadline, and whether the owner may give it up. */
+struct bwait {
+	int64_t			 bw_deadline;	/* monotonic ms */
+	const atomic_int	*bw_cancel;	/* the turn's, or NULL */
+	bool			 bw_pending;	/* waits for an approval */
+	bool			 bw_given_up;	/* bw_cancel ended it */
+};
+
 /*
- * Reads the next frame before deadline (monotonic ms), in slices, so that
- * the stop flag is seen. Returns the frame status.
+ * Reads the next frame before the deadline, in slices, so that the stop
+ * flag is seen, and the turn's cancel while an approval waits (a call
+ * that runs is left to end). Returns the frame status.
  */
 static enum bx_frame_status
 read_frame(const struct bport *bp, struct bx_frame_reader *rd,
-    int64_t deadline, const char **line, size_t *len, struct bx_error *err)
+    struct bwait *w, const char **line, size_t *len, struct bx_error *err)
 {
 	enum bx_frame_status st;
 	int64_t left;
@@ -95,7 +104,13 @@ read_frame(const struct bport *bp, struct bx_frame_reader *rd,
 			bx_fail(err, "loopd is stopping");
 			return BX_FRAME_IO;
 		}
-		left = deadline - bx_clock_mono_ms();
+		if (w->bw_pending && w->bw_cancel != NULL &&
+		    atomic_load(w->bw_cancel)) {
+			w->bw_given_up = true;
+			bx_fail(err, "the owner stopped the turn");
+			return BX_FRAME_IO;
+		}
+		left = w->bw_deadline - bx_clock_mono_ms();
 		if (left <= 0) {
 			bx_fail(err, "no answer in time");
 			return BX_FRAME_TIMEOUT;
@@ -122,20 +137,25 @@ broker_error(const struct bport *bp, const struct bx_msg *m,
 /* The wait after the request has gone out; returns the final answer. */
 static struct bx_msg *
 await_answer(const struct bport *bp, int fd, tool_pending_fn *on_pending,
-    void *arg, struct bx_error *notice)
+    void *arg, const atomic_int *cancel, struct bx_error *notice)
 {
-	int64_t deadline = bx_clock_mono_ms() + BPORT_ANSWER_TIMEOUT_MS;
+	struct bwait w = { .bw_deadline = bx_clock_mono_ms() +
+	    BPORT_ANSWER_TIMEOUT_MS, .bw_cancel = cancel };
 	struct bx_frame_reader rd;
 	enum bx_frame_status st;
 	struct bx_msg *m = NULL, *out = NULL;
 	struct bx_error why;
-	bool pending = false;
 	const char *line;
 	size_t len;
 
 	bx_frame_reader_init(&rd, fd);
 	while (out == NULL) {
-		st = read_frame(bp, &rd, deadline, &line, &len, &why);
+		st = read_frame(bp, &rd, &w, &line, &len, &why);
+		if (w.bw_given_up) {
+			/* Not the broker's fault: no notice. */
+			out = bx_msg_failed(TOOL_GIVEN_UP);
+			break;
+		}
 		if (st != BX_FRAME_OK) {
 			out = unavailable(bp, notice, st == BX_FRAME_EOF ?
 			    "it closed the connection before answering" :
@@ -154,12 +174,12 @@ await_answer(const struct bport *bp, int fd, tool_pending_fn *on_pending,
 		} else if (m->tool_response.status != BX_STATUS_PENDING_APPROVAL) {
 			out = m;
 			m = NULL;
-		} else if (pending) {
+		} else if (w.bw_pending) {
 			out = unavailable(bp, notice, "it sent a second "
 			    "pending_approval frame");
 		} else {
-			pending = true;
-			deadline = bport_pending_deadline(
+			w.bw_pending = true;
+			w.bw_deadline = bport_pending_deadline(
 			    m->tool_response.expires, bx_clock_wall_ms(), bx_clock_mono_ms());
 			on_pending(arg, m->tool_response.approval,
 			    m->tool_response.expires);
@@ -173,7 +193,8 @@ await_answer(const struct bport *bp, int fd, tool_pending_fn *on_pending,
 
 static struct bx_msg *
 bport_call(void *ctx, const struct bx_tool_request *req,
-    tool_pending_fn *on_pending, void *arg, struct bx_error *notice)
+    tool_pending_fn *on_pending, void *arg, const atomic_int *cancel,
+    struct bx_error *notice)
 {
 	const struct bport *bp = ctx;
 	struct bx_msg *msg, *out;
@@ -192,7 +213,7 @@ bport_call(void *ctx, const struct bx_tool_request *req,
 	if (bx_msg_send(fd, msg, BPORT_WRITE_TIMEOUT_MS, &why) == -1)
 		out = unavailable(bp, notice, why.msg);
 	else
-		out = await_answer(bp, fd, on_pending, arg, notice);
+		out = await_answer(bp, fd, on_pending, arg, cancel, notice);
 	bx_msg_free(msg);
 	close(fd);
 	return out;

@@ -8,7 +8,9 @@
  * cannot be reached, closes early, times out or sends something other than
  * the protocol gives the model failed "the tool broker is unavailable" and
  * the operator a notice ending in see docs/runbook.md#broker-unavailable.
- * The turn goes on.
+ * The turn goes on. The turn's cancel flag (toolport.h) ends only a wait
+ * after the pending frame: the connection closes, brokerd drops the
+ * approval, and the model gets failed TOOL_GIVEN_UP (no notice).
  *
  * Ownership: bport_new() allocates; bport_free() frees (NULL allowed). The
  * struct tool_port filled by bport_tool_port() borrows the BrokerPort.

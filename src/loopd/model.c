@@ -58,6 +58,8 @@ struct body {
 	bool				 b_stream_failed;
 	struct timespec			 b_last;	/* the last byte */
 	bool				 b_silent;	/* timeout_s passed */
+	const atomic_int		*b_cancel;	/* the turn's, or NULL */
+	bool				 b_cancelled;	/* b_cancel ended it */
 };
 
 int
@@ -196,7 +198,10 @@ collect(char *ptr, size_t size, size_t n, void *arg)
 	return add;
 }
 
-/* Cancels on loopd's stop, and when the server has been silent too long. */
+/*
+ * Cancels on loopd's stop, on the turn's cancel, and when the server has
+ * been silent too long.
+ */
 static int
 progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
     curl_off_t ulnow)
@@ -212,6 +217,10 @@ progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
 	(void)ulnow;
 	if (mc->mc_cancel != NULL && atomic_load(mc->mc_cancel) != 0)
 		return 1;
+	if (b->b_cancel != NULL && atomic_load(b->b_cancel) != 0) {
+		b->b_cancelled = true;
+		return 1;
+	}
 	now(&t);
 	ms = (long)(t.tv_sec - b->b_last.tv_sec) * 1000 +
 	    (t.tv_nsec - b->b_last.tv_nsec) / 1000000;
@@ -296,6 +305,11 @@ static int
 transfer_error(const struct model_client *mc, CURLcode rc,
     const struct body *b, const char *detail, struct bx_error *err)
 {
+	if (b->b_cancelled) {
+		bx_fail(err, "the owner stopped the turn; the model request "
+		    "was ended");
+		return MODEL_CANCELLED;
+	}
 	if (b->b_too_large)
 		return bx_fail(err, "the model server's reply is larger than "
 		    "%d bytes", MODEL_MAX_RESPONSE);
@@ -400,7 +414,7 @@ read_answer(const struct model_client *mc, const struct body *b,
 int
 model_complete(struct model_client *mc, const json_t *messages,
     const json_t *tools, model_delta_fn *on_delta, void *arg,
-    struct model_reply **ret, struct bx_error *err)
+    const atomic_int *cancel, struct model_reply **ret, struct bx_error *err)
 {
 	struct body b;
 	json_t *req;
@@ -410,6 +424,7 @@ model_complete(struct model_client *mc, const json_t *messages,
 
 	memset(&b, 0, sizeof(b));
 	b.b_mc = mc;
+	b.b_cancel = cancel;
 	if ((req = model_request(mc, messages, tools)) == NULL)
 		return bx_fail(err, "cannot build the model request");
 	text = json_dumps(req, JSON_COMPACT);
@@ -425,7 +440,7 @@ model_complete(struct model_client *mc, const json_t *messages,
 		goto out;
 	}
 	if (model_stream_new(on_delta, arg, &b.b_stream, err) == -1 ||
-	    perform(mc, text, &b, &status, err) == -1)
+	    (r = perform(mc, text, &b, &status, err)) != 0)
 		goto out;
 	if (status != 200) {
 		r = http_error(mc, status, &b, err);

@@ -73,6 +73,8 @@ typedef void	model_delta_fn(void *arg, const char *text);
 
 /* model_complete() fails with this when the prompt exceeds the context. */
 #define MODEL_CONTEXT_FULL	(-2)
+/* ... and with this when its cancel flag ended the request. */
+#define MODEL_CANCELLED		(-3)
 
 /*
  * base_url is llama-server's base ("http://127.0.0.1:8080"); model is the
@@ -107,10 +109,15 @@ json_t	*model_request(const struct model_client *, const json_t *messages,
  * to on_delta (NULL: none) as it arrives, or a whole chat.completion body
  * from a server that answers with one. Returns 0, -1, or
  * MODEL_CONTEXT_FULL (err says the prompt's and the context's sizes).
+ * cancel (NULL: none) is this request's own flag beside the client's: the
+ * turn's, set when the owner stops it; once non-zero the request ends
+ * within a progress tick (libcurl calls progress about once a second, and
+ * at every piece received) and fails with MODEL_CANCELLED.
  */
 int	model_complete(struct model_client *, const json_t *messages,
 	    const json_t *tools, model_delta_fn *on_delta, void *arg,
-	    struct model_reply **ret, struct bx_error *err);
+	    const atomic_int *cancel, struct model_reply **ret,
+	    struct bx_error *err);
 
 /* Parses a chat.completion body (len bytes). */
 int	model_reply_parse(const char *body, size_t len,

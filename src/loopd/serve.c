@@ -1,11 +1,13 @@
 /*
- * serve.c: loop.sock's listener and its connections. The accept loop is
- * the only place loopd starts threads; a connection's thread reads one
- * chat frame, runs the turn and streams its events.
+ * serve.c: loop.sock's listener and its connections. The accept loop
+ * starts a thread per connection, which reads one chat frame, runs the
+ * turn and streams its events; while the turn runs, a watcher thread of
+ * its own waits for the client to hang up, which is the owner's stop.
  */
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -37,6 +39,9 @@ struct conn {
 	struct server	*c_server;
 	int		 c_fd;
 	bool		 c_gone;	/* a write failed: drop later events */
+	atomic_int	 c_cancel;	/* the client went away: stop the turn */
+	int		 c_wake[2];	/* a pipe that ends the watcher */
+	pthread_t	 c_watcher;
 };
 
 int
@@ -54,8 +59,11 @@ emit(void *arg, struct bx_msg *ev)
 	struct bx_error err;
 
 	if (!c->c_gone && bx_msg_send(c->c_fd, ev, LOOP_SERVE_WRITE_TIMEOUT_MS,
-	    &err) == -1)
+	    &err) == -1) {
+		/* Nobody reads the turn any more: it stops as on a hang-up. */
 		c->c_gone = true;
+		atomic_store(&c->c_cancel, 1);
+	}
 	bx_msg_free(ev);
 }
 
@@ -108,12 +116,70 @@ read_chat(struct conn *c)
 	return m;
 }
 
+/*
+ * Waits for the client to close its end (POLLHUP; a half close, POLLRDHUP,
+ * is not a stop: a client may shut down its sending side after its one
+ * frame) or for the wake pipe. Its events are 0 on the connection, so
+ * bytes the client sends do not wake it.
+ */
+static void *
+watch_main(void *arg)
+{
+	struct conn *c = arg;
+	struct pollfd pfd[2] = {
+		{ .fd = c->c_fd, .events = 0 },
+		{ .fd = c->c_wake[0], .events = POLLIN },
+	};
+
+	for (;;) {
+		if (poll(pfd, 2, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			return NULL;
+		}
+		if (pfd[1].revents != 0)
+			return NULL;
+		if ((pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
+			atomic_store(&c->c_cancel, 1);
+			return NULL;
+		}
+	}
+}
+
+/*
+ * Starts the watcher; false if it could not be (the turn then runs
+ * unwatched, and only a failed write stops it).
+ */
+static bool
+watch_start(struct conn *c)
+{
+	if (pipe2(c->c_wake, O_CLOEXEC) == -1)
+		return false;
+	if (pthread_create(&c->c_watcher, NULL, watch_main, c) == 0)
+		return true;
+	close(c->c_wake[0]);
+	close(c->c_wake[1]);
+	return false;
+}
+
+static void
+watch_stop(struct conn *c)
+{
+	/* A fresh pipe with room: only a signal can stop the write. */
+	while (write(c->c_wake[1], "x", 1) == -1 && errno == EINTR)
+		continue;
+	pthread_join(c->c_watcher, NULL);
+	close(c->c_wake[0]);
+	close(c->c_wake[1]);
+}
+
 static void
 handle(struct conn *c)
 {
 	struct server *s = c->c_server;
 	char id[BX_ID_MAX + 1], msg[256];
 	struct bx_msg *m;
+	bool watched;
 
 	if ((m = read_chat(c)) == NULL)
 		return;
@@ -131,7 +197,10 @@ handle(struct conn *c)
 			goto out;
 		}
 	}
-	turn_run(s->s_env, id, m->chat.text, emit, c);
+	watched = watch_start(c);
+	turn_run(s->s_env, id, m->chat.text, &c->c_cancel, emit, c);
+	if (watched)
+		watch_stop(c);
 	busy_release(s->s_busy, id);
 out:
 	bx_msg_free(m);
@@ -157,7 +226,8 @@ static void
 start_conn(struct server *s, int fd)
 {
 	pthread_attr_t attr;
-	struct conn *c = NULL, refused = { s, fd, false };
+	struct conn *c = NULL, refused = { .c_server = s,
+	    .c_fd = fd };
 	pthread_t tid;
 	bool room;
 	int r;

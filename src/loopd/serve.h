@@ -11,6 +11,11 @@
  * the same flag), closes the listener and removes the socket, if it is
  * still the one loop_serve_bind() made (not a successor's).
  *
+ * While a turn runs, a watcher thread of its own polls the connection for
+ * the client's hang-up (POLLHUP; a half close is not one) and sets the
+ * turn's cancel flag (turn.h): closing the connection is how a client
+ * stops a turn (protocol.md). A failed event write sets it too.
+ *
  * Before a byte of a connection is read, its peer's uid (SO_PEERCRED,
  * proto/peercred.h) must be one of the caller's rule (roles.md section 4:
  * the owner's and root's; not loopd's own, once loopd runs as a uid of its

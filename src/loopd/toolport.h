@@ -13,23 +13,34 @@
  * see (the broker was unavailable), tp_call fills notice with one line that
  * ends with its runbook pointer; otherwise notice->msg is left empty.
  *
+ * cancel (NULL: none) is the turn's flag, set when the owner stops it. A
+ * call still being decided or run is left to end (so that what ran is
+ * recorded whole); a call waiting for the owner's approval is given up at
+ * once: tp_call returns failed TOOL_GIVEN_UP, and brokerd, seeing its
+ * caller gone, drops the approval.
+ *
  * Ownership: the request stays the caller's; the returned message is the
  * caller's to free with bx_msg_free().
  */
 #ifndef LOOPD_TOOLPORT_H
 #define LOOPD_TOOLPORT_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "proto/error.h"
 #include "proto/message.h"
+
+/* What the model reads for a call whose approval the owner's stop gave up. */
+#define TOOL_GIVEN_UP	"not run: the owner stopped the turn while this " \
+	"call waited for approval, and the approval was given up"
 
 typedef void	tool_pending_fn(void *arg, uint64_t approval, int64_t expires);
 
 struct tool_port {
 	struct bx_msg	*(*tp_call)(void *ctx, const struct bx_tool_request *,
 			    tool_pending_fn *on_pending, void *arg,
-			    struct bx_error *notice);
+			    const atomic_int *cancel, struct bx_error *notice);
 	void		*tp_ctx;
 };
 

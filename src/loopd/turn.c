@@ -30,6 +30,7 @@ struct turn {
 	size_t			 t_unsaved;	/* first message not yet logged */
 	off_t			 t_log_size;	/* the log before this turn */
 	const char		*t_tool;	/* the call waiting, for events */
+	const atomic_int	*t_cancel;	/* the owner's stop, or NULL */
 };
 
 static void
@@ -212,7 +213,7 @@ run_call(struct turn *t, const struct model_call *mc, const char *id)
 	say(t, bx_msg_ev_tool_call(id, cc.cc_tool, cc.cc_arguments));
 	t->t_tool = cc.cc_tool;
 	resp = core_run(&cc, t->t_session, id, t->t_env->te_port, on_pending,
-	    t, &notice);
+	    t, t->t_cancel, &notice);
 	if (notice.msg[0] != '\0')
 		log_line(t->t_env, notice.msg);
 	if (resp == NULL)
@@ -249,6 +250,49 @@ context_full(struct turn *t, const char *message)
 	    t->t_log_size, &err) == -1)
 		log_line(t->t_env, err.msg);
 	return fail(t, message, true);
+}
+
+static bool
+cancelled(const struct turn *t)
+{
+	return t->t_cancel != NULL && atomic_load(t->t_cancel) != 0;
+}
+
+/*
+ * The owner stopped the turn: what was done is kept, and a note says where
+ * it stopped, so that the model's next turn knows why this one has no
+ * answer. The note is the assistant's: a user or system message in the
+ * middle would break the alternation (or the system-first rule) that some
+ * models' chat templates enforce. Returns -1.
+ */
+static int
+owner_stop(struct turn *t)
+{
+	struct bx_error err;
+
+	if (json_array_append_new(t->t_messages, json_pack("{s:s, s:s}",
+	    "role", "assistant", "content", TURN_STOPPED_NOTE)) == -1)
+		return fail(t, "loopd ran out of memory during this step",
+		    true);
+	if (save(t, &err) == -1)
+		return fail(t, err.msg, true);
+	return fail(t, TURN_STOPPED, true);
+}
+
+/*
+ * The calls of a step that the owner's stop left unrun still get a tool
+ * message each: the history must answer every call the model made.
+ */
+static int
+skip_calls(struct turn *t, char (*ids)[BX_ID_MAX + 1], size_t from,
+    size_t n)
+{
+	for (; from < n; from++)
+		if (json_array_append_new(t->t_messages, json_pack("{s:s, s:s, "
+		    "s:s}", "role", "tool", "tool_call_id", ids[from],
+		    "content", TURN_NOT_RUN)) == -1)
+			return -1;
+	return 0;
 }
 
 /* An answer cut at the length limit is neither run nor kept. */
@@ -296,9 +340,12 @@ step(struct turn *t, const json_t *tools, int n)
 	int rc = -1;
 
 	if ((rc = model_complete(t->t_env->te_model, t->t_messages, tools,
-	    on_delta, t, &r, &err)) != 0)
+	    on_delta, t, t->t_cancel, &r, &err)) != 0) {
+		if (rc == MODEL_CANCELLED)
+			return owner_stop(t);
 		return rc == MODEL_CONTEXT_FULL ? context_full(t, err.msg) :
 		    fail(t, err.msg, true);
+	}
 	if (r->mr_finish != NULL && strcmp(r->mr_finish, "length") == 0) {
 		rc = cut_off(t, r);
 		goto out;
@@ -314,9 +361,15 @@ step(struct turn *t, const json_t *tools, int n)
 	if (r->mr_ncalls > 0 && r->mr_content != NULL &&
 	    r->mr_content[0] != '\0')
 		say(t, bx_msg_ev_text(r->mr_content));
-	for (i = 0; i < r->mr_ncalls; i++)
+	for (i = 0; i < r->mr_ncalls && !cancelled(t); i++)
 		if (run_call(t, &r->mr_calls[i], ids[i]) == -1)
 			goto oom;
+	if (i < r->mr_ncalls) {
+		if (skip_calls(t, ids, i, r->mr_ncalls) == -1)
+			goto oom;
+		rc = owner_stop(t);
+		goto out;
+	}
 	if (save(t, &err) == -1) {
 		rc = fail(t, err.msg, true);
 		goto out;
@@ -336,10 +389,10 @@ out:
 
 int
 turn_run(const struct turn_env *env, const char *session, const char *text,
-    turn_emit_fn *emit, void *arg)
+    const atomic_int *cancel, turn_emit_fn *emit, void *arg)
 {
 	struct turn t = { .t_env = env, .t_session = session,
-	    .t_emit = emit, .t_arg = arg };
+	    .t_emit = emit, .t_arg = arg, .t_cancel = cancel };
 	char msg[128];
 	struct bx_error err;
 	json_t *tools = NULL;
@@ -357,6 +410,10 @@ turn_run(const struct turn_env *env, const char *session, const char *text,
 	for (n = 1; n <= env->te_max_steps; n++) {
 		if (env->te_stop != NULL && atomic_load(env->te_stop)) {
 			fail(&t, "loopd is stopping; the turn ends here", false);
+			goto out;
+		}
+		if (cancelled(&t)) {
+			rc = owner_stop(&t);
 			goto out;
 		}
 		if ((rc = step(&t, tools, n)) != 0)

@@ -16,6 +16,14 @@
  * or error {message}. Lines for the operator (a refused turn, an
  * unavailable broker) go to log.
  *
+ * cancel (NULL: none) is the owner's stop (serve.c sets it when the
+ * client hangs up). Once it is set, the model request in flight ends, a
+ * call waiting for approval is given up (toolport.h), a call that runs is
+ * left to end and its result kept, the calls after it get TURN_NOT_RUN,
+ * and the turn ends: what was done is logged with TURN_STOPPED_NOTE after
+ * it (the text of a model step cut short is not kept), the operator's log
+ * gets TURN_STOPPED, and so does the client, if it still listens.
+ *
  * The caller makes sure only one turn of a session runs at a time
  * (busy.h). Ownership: emit takes each event message and frees it with
  * bx_msg_free(); the environment stays the caller's.
@@ -51,8 +59,17 @@ struct turn_env {
 	"call may run: a denial comes back as the call's result. Explain it " \
 	"and go on without that tool."
 
+/* What the session log keeps where the owner stopped a turn. */
+#define TURN_STOPPED_NOTE \
+	"[The owner stopped this turn here, before it was finished. Nothing " \
+	"after this point was done.]"
+/* The error event, and the operator's line, for that turn. */
+#define TURN_STOPPED	"the owner stopped the turn"
+/* What the model reads for a call the stop left unrun. */
+#define TURN_NOT_RUN	"not run: the owner stopped the turn first"
+
 /* Returns 0 when the turn ended with done, -1 when it ended with error. */
 int	turn_run(const struct turn_env *, const char *session, const char *text,
-	    turn_emit_fn *emit, void *arg);
+	    const atomic_int *cancel, turn_emit_fn *emit, void *arg);
 
 #endif

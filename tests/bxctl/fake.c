@@ -53,6 +53,7 @@ struct fake {
 	char			*script[FAKE_SCRIPT_MAX];
 	size_t			 nscript;
 	struct fake		*admin;
+	size_t			 released;	/* fake_loop_release() calls */
 };
 
 static void
@@ -172,11 +173,37 @@ wait_answer(struct fake *admin, size_t from)
 	return answer;
 }
 
+/* Waits (bounded) until the test has released gate number n (from 1). */
+static void
+wait_gate(struct fake *f, size_t n)
+{
+	struct timespec deadline;
+	int rc = 0;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += FAKE_WAIT_TIMEOUT_S;
+	pthread_mutex_lock(&f->mu);
+	while (f->released < n && rc == 0)
+		rc = pthread_cond_timedwait(&f->cv, &f->mu, &deadline);
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* Waits (bounded) until bxctl closes; records "@closed" if it did. */
+static void
+await_close(struct fake *f, int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char c;
+
+	if (poll(&pfd, 1, FAKE_IO_TIMEOUT_MS) > 0 && read(fd, &c, 1) == 0)
+		record(f, "@closed", 7);
+}
+
 static void
 serve_loop(struct fake *f, struct bx_frame_reader *fr, int fd)
 {
 	const char *line;
-	size_t len, i, mark = 0;
+	size_t len, i, mark = 0, gates = 0;
 	int answer = 0;
 
 	if (bx_frame_read(fr, FAKE_IO_TIMEOUT_MS, &line, &len, NULL) !=
@@ -190,6 +217,14 @@ serve_loop(struct fake *f, struct bx_frame_reader *fr, int fd)
 		if (strcmp(line, "@wait") == 0) {
 			answer = wait_answer(f->admin, mark);
 			continue;
+		}
+		if (strcmp(line, "@gate") == 0) {
+			wait_gate(f, ++gates);
+			continue;
+		}
+		if (strcmp(line, "@hangup") == 0) {
+			await_close(f, fd);
+			return;
 		}
 		if (strncmp(line, "@approved ", 10) == 0) {
 			if (answer == 'a')
@@ -307,6 +342,15 @@ fake_loop_script(struct fake *f, const char *line)
 		abort();
 	if ((f->script[f->nscript++] = strdup(line)) == NULL)
 		die("strdup");
+	pthread_mutex_unlock(&f->mu);
+}
+
+void
+fake_loop_release(struct fake *f)
+{
+	pthread_mutex_lock(&f->mu);
+	f->released++;
+	pthread_cond_broadcast(&f->cv);
 	pthread_mutex_unlock(&f->mu);
 }
 

@@ -9,7 +9,11 @@
  * each chat frame with its script, one connection per turn; a script line
  * "@wait" holds the turn until the admin fake has received an approve or
  * refuse, after which lines starting "@approved " or "@refused " are sent
- * (without the prefix) only for that answer.
+ * (without the prefix) only for that answer. "@gate" holds the turn until
+ * the test has called fake_loop_release() once more (the n-th gate of a
+ * turn waits for the n-th release); "@hangup" waits for bxctl to close
+ * the connection, records the line "@closed" when it does, and ends the
+ * turn.
  *
  * Ownership: fake_*_start() allocate; fake_stop() stops the thread, closes
  * the socket and frees everything (NULL is fine). Lines returned by
@@ -32,6 +36,8 @@ void		 fake_admin_reply(struct fake *, const char *kind,
 struct fake	*fake_loop_start(const char *path, struct fake *admin);
 /* Appends a line (no newline) to the script sent for every chat frame. */
 void		 fake_loop_script(struct fake *, const char *line);
+/* Opens the next "@gate". */
+void		 fake_loop_release(struct fake *);
 
 /* Frames received so far, and the i-th of them (NUL-terminated, no newline). */
 size_t		 fake_count(struct fake *);

@@ -156,7 +156,7 @@ test_interactive_yes_approves(void **state)
 	    "result call_0: failed (public): no tool runs: the runner "
 	    "kind is refuse\n"
 	    "model: That did not run.\n");
-	assert_string_equal(res.err, "approve 41? [y/N] ");
+	assert_string_equal(res.err, "approve 41? [y]es once, [f]or a while, [N]o ");
 	assert_int_equal(res.status, 0);
 	assert_int_equal(fake_count(e->loop), 1);
 	assert_string_equal(fake_received(e->loop, 0),
@@ -186,7 +186,7 @@ test_interactive_no_refuses(void **state)
 	    "result call_0: denied (public): Denied: the owner refused this "
 	    "call.\n"
 	    "model: That did not run.\n");
-	assert_string_equal(res.err, "approve 41? [y/N] ");
+	assert_string_equal(res.err, "approve 41? [y]es once, [f]or a while, [N]o ");
 	assert_int_equal(res.status, 0);
 	assert_int_equal(fake_count(e->admin), 2);
 	assert_string_equal(fake_received(e->admin, 1),
@@ -415,7 +415,7 @@ test_approval_not_listed(void **state)
 	    "result call_0: denied"));
 	assert_string_equal(res.err, "bxctl: brokerd does not list approval "
 	    "41; it may have been answered or expired\n"
-	    "approve 41? [y/N] "
+	    "approve 41? [y]es once, [f]or a while, [N]o "
 	    "bxctl: brokerd answered error no_such_approval: no pending "
 	    "approval 41\n");
 	assert_int_equal(res.status, 0);

@@ -256,7 +256,7 @@ test_chat_events_are_data(void **state)
 	assert_non_null(strstr(res.out, "\nresult call_0: result (private, "
 	    "untrusted): \\u001b[2J"));
 	assert_non_null(strstr(res.out, "\nerror: \\u001b[2J"));
-	assert_string_equal(res.err, "approve 41? [y/N] ");
+	assert_string_equal(res.err, "approve 41? [y]es once, [f]or a while, [N]o ");
 	run_result_free(&res);
 }
 

@@ -25,6 +25,7 @@ struct fbd {
 	struct bx_msg		*f_requests[64];
 	size_t			 f_nrequests;
 	int			 f_stopping;
+	size_t			 f_hangups;	/* loopd closed while pending */
 };
 
 static int
@@ -67,19 +68,22 @@ pending(int fd, const struct fbd_step *s)
 	    s->fa_expires : bx_clock_wall_ms() + 3600 * 1000));
 }
 
-/* Waits (bounded) until the peer closes. */
+/* Waits (bounded) until the peer closes; counts it if it did. */
 static void
-await_hangup(int fd)
+await_hangup(struct fbd *f, int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	char c;
 
-	if (poll(&pfd, 1, 30000) > 0)
-		(void)!read(fd, &c, 1);
+	if (poll(&pfd, 1, 30000) > 0 && read(fd, &c, 1) == 0) {
+		pthread_mutex_lock(&f->f_lock);
+		f->f_hangups++;
+		pthread_mutex_unlock(&f->f_lock);
+	}
 }
 
 static void
-act(int fd, const struct fbd_step *s)
+act(struct fbd *f, int fd, const struct fbd_step *s)
 {
 	switch (s->fa_act) {
 	case FBD_RESULT:
@@ -103,7 +107,7 @@ act(int fd, const struct fbd_step *s)
 		break;
 	case FBD_PENDING_SILENT:
 		pending(fd, s);
-		await_hangup(fd);
+		await_hangup(f, fd);
 		break;
 	case FBD_CLOSE:
 		break;
@@ -116,7 +120,7 @@ act(int fd, const struct fbd_step *s)
 	case FBD_TWO_PENDING:
 		pending(fd, s);
 		pending(fd, s);
-		await_hangup(fd);
+		await_hangup(f, fd);
 		break;
 	}
 }
@@ -144,7 +148,7 @@ serve(void *arg)
 			else
 				bx_msg_free(m);
 			pthread_mutex_unlock(&f->f_lock);
-			act(fd, &f->f_steps[i]);
+			act(f, fd, &f->f_steps[i]);
 		}
 		bx_frame_reader_free(&rd);
 		close(fd);
@@ -206,6 +210,17 @@ fbd_count(struct fbd *f)
 
 	pthread_mutex_lock(&f->f_lock);
 	n = f->f_nrequests;
+	pthread_mutex_unlock(&f->f_lock);
+	return n;
+}
+
+size_t
+fbd_hangups(struct fbd *f)
+{
+	size_t n;
+
+	pthread_mutex_lock(&f->f_lock);
+	n = f->f_hangups;
 	pthread_mutex_unlock(&f->f_lock);
 	return n;
 }

@@ -44,5 +44,7 @@ const char	*fbd_path(const struct fbd *);
 /* Requests received; the i-th one, borrowed (valid until fbd_stop). */
 size_t		 fbd_count(struct fbd *);
 const struct bx_tool_request *fbd_request(struct fbd *, size_t i);
+/* How often loopd hung up on a FBD_PENDING_SILENT (or TWO_PENDING) wait. */
+size_t		 fbd_hangups(struct fbd *);
 
 #endif

@@ -51,7 +51,7 @@ call(const char *path, atomic_int *stop, struct pend *p,
 
 	assert_int_equal(bport_new(path, stop, &bp, &err), 0);
 	bport_tool_port(bp, &port);
-	m = port.tp_call(port.tp_ctx, &req, on_pending, p, notice);
+	m = port.tp_call(port.tp_ctx, &req, on_pending, p, NULL, notice);
 	bport_free(bp);
 	assert_non_null(m);
 	assert_int_equal(m->kind, BX_MSG_TOOL_RESPONSE);

@@ -263,7 +263,7 @@ test_denied_call_reaches_the_model(void **state)
 	(void)state;
 	e2e_up(&t, home, script, false);
 	assert_int_equal(turn_run(&t.e_env, "chat-1758200000000", "read my "
-	    "hosts file", tu_record, &ev), 0);
+	    "hosts file", NULL, tu_record, &ev), 0);
 	e = tu_find(&ev, BX_EVENT_TOOL_RESULT, 0);
 	assert_non_null(e);
 	assert_int_equal(e->status, BX_STATUS_DENIED);
@@ -347,7 +347,7 @@ test_allowed_call_runs_in_a_sandbox(void **state)
 	    "{\"text\":\"Oat milk and the plumber.\"}]", files);
 	e2e_up(&t, home, script, true);
 	assert_int_equal(turn_run(&t.e_env, "chat-1758200000001", "what is on "
-	    "my list?", tu_record, &ev), 0);
+	    "my list?", NULL, tu_record, &ev), 0);
 	e = tu_find(&ev, BX_EVENT_TOOL_RESULT, 0);
 	assert_non_null(e);
 	assert_int_equal(e->status, BX_STATUS_RESULT);

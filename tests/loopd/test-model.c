@@ -61,7 +61,7 @@ fails(struct fixture *f, struct bx_error *err)
 	struct model_reply *r = NULL;
 
 	assert_int_equal(model_complete(f->mc, f->messages, f->tools, NULL,
-	    NULL, &r, err), -1);
+	    NULL, NULL, &r, err), -1);
 	assert_null(r);
 	return err->msg;
 }
@@ -78,7 +78,7 @@ test_request_shape(void **state)
 	(void)state;
 	setup(&f, "[{\"text\":\"hi there\"}]", 30);
 	assert_int_equal(model_complete(f.mc, f.messages, f.tools, NULL, NULL,
-	    &r, &err), 0);
+	    NULL, &r, &err), 0);
 	assert_string_equal(r->mr_content, "hi there");
 	assert_string_equal(r->mr_finish, "stop");
 	assert_int_equal(r->mr_ncalls, 0);
@@ -110,7 +110,7 @@ test_tool_calls_as_llama_sends_them(void **state)
 	    "{\"name\":\"call_tool\",\"id\":\"abc\",\"arguments\":"
 	    "\"{\\\"name\\\":\\\"read_file\\\"}\"}]}]", 30);
 	assert_int_equal(model_complete(f.mc, f.messages, f.tools, NULL, NULL,
-	    &r, &err), 0);
+	    NULL, &r, &err), 0);
 	assert_string_equal(r->mr_content, "");
 	assert_string_equal(r->mr_finish, "tool_calls");
 	assert_int_equal(r->mr_ncalls, 2);
@@ -270,7 +270,7 @@ test_real_error_bodies(void **state)
 	free(text);
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 		assert_int_equal(model_complete(f.mc, f.messages, f.tools,
-		    NULL, NULL, &r, &err), shapes[i].rc);
+		    NULL, NULL, NULL, &r, &err), shapes[i].rc);
 		assert_null(r);
 		if (strstr(err.msg, shapes[i].quote) == NULL ||
 		    strstr(err.msg, shapes[i].entry) == NULL ||
@@ -301,8 +301,8 @@ test_wrong_path(void **state)
 	assert_int_equal(model_client_new(url, "m", NULL, 5, NULL, &mc, &err),
 	    0);
 	messages = json_array();
-	assert_int_equal(model_complete(mc, messages, messages, NULL, NULL, &r,
-	    &err), -1);
+	assert_int_equal(model_complete(mc, messages, messages, NULL, NULL,
+	    NULL, &r, &err), -1);
 	assert_non_null(strstr(err.msg, "HTTP 404: \"File Not Found\""));
 	assert_non_null(strstr(err.msg, "without /v1"));
 	assert_non_null(strstr(err.msg, "docs/runbook.md#model-unavailable"));
@@ -353,7 +353,7 @@ test_size_limits(void **state)
 	f.messages = json_pack("[{s:s, s:s}]", "role", "user", "content", big);
 	r = NULL;
 	assert_int_equal(model_complete(f.mc, f.messages, f.tools, NULL, NULL,
-	    &r, &err), MODEL_CONTEXT_FULL);
+	    NULL, &r, &err), MODEL_CONTEXT_FULL);
 	assert_null(r);
 	assert_non_null(strstr(err.msg, "the session is too long; this turn "
 	    "was not kept; see docs/runbook.md#context-full"));
@@ -382,7 +382,7 @@ test_unreachable_and_bad_config(void **state)
 	assert_int_equal(model_client_new(url, "m", NULL, 5, NULL, &f.mc, &err),
 	    0);
 	assert_int_equal(model_complete(f.mc, f.messages, f.tools, NULL, NULL,
-	    &r, &err), -1);
+	    NULL, &r, &err), -1);
 	assert_non_null(strstr(err.msg, "could not be reached"));
 	teardown(&f);
 

@@ -104,7 +104,7 @@ run(struct rig *r, const char *session, const char *text,
 
 	memset(ev, 0, sizeof(*ev));
 	tu_events_free(&r->deltas);
-	rc = turn_run(&r->env, session, text, tu_record, &all);
+	rc = turn_run(&r->env, session, text, r->cancel, tu_record, &all);
 	for (i = 0; i < all.n; i++)
 		tu_record(all.ev[i]->turn_event.type == BX_EVENT_TEXT_DELTA ?
 		    &r->deltas : ev, all.ev[i]);

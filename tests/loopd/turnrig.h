@@ -32,6 +32,7 @@ struct rig {
 	char			 logged[RIG_MAX_LOGGED][BX_ERROR_MAX + 128];
 	size_t			 nlogged;
 	struct tu_events	 deltas;	/* the last run's text_delta */
+	const atomic_int	*cancel;	/* the turns' stop; NULL: none */
 };
 
 /* What a rig's model side is, beyond the script. */

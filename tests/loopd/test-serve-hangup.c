@@ -1,0 +1,229 @@
+/*
+ * test-serve-hangup.c: the owner's stop over loop.sock (protocol.md: a
+ * client that closes its connection during a turn stops it). A client
+ * reads the first delta of a stream the model server then stalls, and
+ * closes: loopd's watcher sees the hang-up, the model request ends, the
+ * session log gets the note and loads, the session is free for the next
+ * turn, which the model is sent with the note. A client that only shuts
+ * down its sending side after its frame is not stopping: it gets the
+ * whole turn.
+ */
+#include <sys/socket.h>
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <curl/curl.h>
+
+#include "fake_llama.h"
+#include "loopd/serve.h"
+#include "loopd/session_log.h"
+#include "proto/clock.h"
+#include "proto/frame.h"
+#include "proto/unixsock.h"
+#include "testutil.h"
+
+/* Generous: how long the test waits for loopd to act on the hang-up. */
+#define HANGUP_WAIT_MS	20000
+
+struct server {
+	char			*home;
+	char			 path[256];
+	struct fake_llama	*fl;
+	struct model_client	*mc;
+	struct turn_env		 env;
+	struct bx_peer_rule	 peers;
+	atomic_int		 stop;
+	int			 fd;
+	struct bx_unix_file	 made;
+	pthread_t		 thread;
+};
+
+static void *
+serve_thread(void *arg)
+{
+	struct server *s = arg;
+	struct bx_error err;
+
+	loop_serve_run(s->fd, s->path, &s->made, &s->env, &s->peers, &s->stop,
+	    NULL, &err);
+	return NULL;
+}
+
+static void
+start(struct server *s, const char *script)
+{
+	struct fake_llama_opts opts = { .script = script };
+	struct bx_error err;
+	char url[64];
+
+	memset(s, 0, sizeof(*s));
+	s->home = tu_tmpdir();
+	snprintf(s->path, sizeof(s->path), "%s/loop.sock", s->home);
+	if (fake_llama_start(&opts, &s->fl, &err) == -1)
+		fail_msg("%s", err.msg);
+	fake_llama_url(s->fl, url, sizeof(url));
+	assert_int_equal(model_client_new(url, "m", NULL, 30, &s->stop, &s->mc,
+	    &err), 0);
+	s->env.te_home = s->home;
+	s->env.te_model = s->mc;
+	s->env.te_max_steps = 4;
+	s->env.te_stop = &s->stop;
+	bx_peer_rule_init(&s->peers, "loop.sock");
+	assert_int_equal(bx_peer_rule_add(&s->peers, geteuid(), &err), 0);
+	if (loop_serve_bind(s->path, &s->fd, &s->made, &err) == -1)
+		fail_msg("%s", err.msg);
+	assert_int_equal(pthread_create(&s->thread, NULL, serve_thread, s), 0);
+}
+
+static void
+stop(struct server *s)
+{
+	atomic_store(&s->stop, 1);
+	pthread_join(s->thread, NULL);
+	fake_llama_stop(s->fl);
+	model_client_free(s->mc);
+	tu_rmtree(s->home);
+}
+
+/* Sends a chat frame on a new connection; returns it. */
+static int
+chat(struct server *s, const char *session, const char *text)
+{
+	struct bx_msg *m = bx_msg_chat(session, text);
+	struct bx_error err;
+	int fd;
+
+	if (bx_unix_connect(s->path, 0, &fd, &err) == -1)
+		fail_msg("%s", err.msg);
+	assert_non_null(m);
+	assert_int_equal(bx_msg_send(fd, m, 5000, &err), 0);
+	bx_msg_free(m);
+	return fd;
+}
+
+/* Reads events until one of type; fails at the end of the stream. */
+static void
+read_until(struct bx_frame_reader *rd, enum bx_event type)
+{
+	struct bx_error err;
+	struct bx_msg *m;
+	const char *line;
+	size_t len;
+	bool found;
+
+	do {
+		if (bx_frame_read(rd, 30000, &line, &len, &err) != BX_FRAME_OK)
+			fail_msg("the stream ended before event %d: %s",
+			    (int)type, err.msg);
+		assert_int_equal(bx_msg_decode(line, len, &m, &err), 0);
+		found = m->kind == BX_MSG_TURN_EVENT &&
+		    m->turn_event.type == type;
+		bx_msg_free(m);
+	} while (!found);
+}
+
+/* Waits until session's log holds n messages; returns it. */
+static json_t *
+await_log(struct server *s, const char *session, size_t n)
+{
+	int64_t until = bx_clock_mono_ms() + HANGUP_WAIT_MS;
+	struct timespec nap = { 0, 10 * 1000000L };
+	struct bx_error err;
+	json_t *history;
+
+	for (;;) {
+		if (session_log_load(s->home, session, &history, &err) == -1)
+			fail_msg("%s", err.msg);
+		if (json_array_size(history) >= n)
+			return history;
+		json_decref(history);
+		if (bx_clock_mono_ms() > until)
+			fail_msg("waited %d ms for %zu messages in the log of "
+			    "%s", HANGUP_WAIT_MS, n, session);
+		nanosleep(&nap, NULL);
+	}
+}
+
+static void
+test_hangup_stops_the_turn(void **state)
+{
+	struct bx_frame_reader rd;
+	struct server s;
+	json_t *history, *req;
+	char *body;
+	int fd;
+
+	(void)state;
+	start(&s, "[{\"text\":\"Let me think\",\"stall\":true},"
+	    "{\"text\":\"Noted.\"}]");
+	fd = chat(&s, "chat-h", "hi");
+	bx_frame_reader_init(&rd, fd);
+	read_until(&rd, BX_EVENT_TEXT_DELTA);
+	bx_frame_reader_free(&rd);
+	close(fd);
+	history = await_log(&s, "chat-h", 2);
+	assert_int_equal(json_array_size(history), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+	    history, 1), "content")), TURN_STOPPED_NOTE);
+	json_decref(history);
+	/* The session is free again (a busy one would answer error). */
+	fd = chat(&s, "chat-h", "go on");
+	bx_frame_reader_init(&rd, fd);
+	read_until(&rd, BX_EVENT_DONE);
+	bx_frame_reader_free(&rd);
+	close(fd);
+	body = fake_llama_request(s.fl, 1);
+	assert_non_null(body);
+	req = json_loads(body, 0, NULL);
+	free(body);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+	    json_object_get(req, "messages"), 2), "content")),
+	    TURN_STOPPED_NOTE);
+	json_decref(req);
+	stop(&s);
+}
+
+static void
+test_half_close_is_no_stop(void **state)
+{
+	struct bx_frame_reader rd;
+	struct server s;
+	int fd;
+
+	(void)state;
+	start(&s, "[{\"text\":\"whole\"}]");
+	fd = chat(&s, "chat-w", "hi");
+	assert_int_equal(shutdown(fd, SHUT_WR), 0);
+	bx_frame_reader_init(&rd, fd);
+	read_until(&rd, BX_EVENT_DONE);
+	bx_frame_reader_free(&rd);
+	close(fd);
+	json_decref(await_log(&s, "chat-w", 2));
+	stop(&s);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hangup_stops_the_turn),
+		cmocka_unit_test(test_half_close_is_no_stop),
+	};
+	int rc;
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	curl_global_cleanup();
+	return rc;
+}
