@@ -27,7 +27,8 @@
  * "response" or "body" is sent whole whatever was asked. "stall": true
  * sends a stream's chunks but neither its finish_reason nor its end, then
  * holds the connection open until the client closes it (or
- * FAKE_LLAMA_HOLD_MAX_MS).
+ * FAKE_LLAMA_HOLD_MAX_MS). "chunk_ms": N sends a stream's chunks N ms
+ * apart, as a model writing on a CPU would.
  *
  * Any reply may also carry "delay_ms": N (wait before answering), "hold":
  * true (wait before answering until the test calls fake_llama_release(),

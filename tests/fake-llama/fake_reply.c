@@ -14,7 +14,7 @@
 static const char *const reply_keys[] = {
 	"text", "tool_calls", "content", "status", "body", "response",
 	"hangup", "delay_ms", "hold", "repeat", "finish_reason", "stream",
-	"stall", NULL
+	"stall", "chunk_ms", NULL
 };
 static const char *const call_keys[] = { "name", "arguments", "id", NULL };
 
@@ -75,6 +75,11 @@ check_reply(const json_t *reply, size_t i, struct bx_error *err)
 	value = json_object_get(reply, "stream");
 	if (value != NULL && !json_is_string(value))
 		return bx_fail(err, "reply %zu: \"stream\" must be a string",
+		    i);
+	value = json_object_get(reply, "chunk_ms");
+	if (value != NULL && (!json_is_integer(value) ||
+	    json_integer_value(value) < 0 || json_integer_value(value) > 10000))
+		return bx_fail(err, "reply %zu: \"chunk_ms\" must be 0 to 10000",
 		    i);
 	value = json_object_get(reply, "stall");
 	if (value != NULL && !json_is_boolean(value))

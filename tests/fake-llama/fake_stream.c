@@ -230,9 +230,23 @@ stall_until(int fd, int stop_fd, int max_ms)
 	}
 }
 
+/* chunk_ms between chunks, as a model writes; false when told to stop. */
+static bool
+pace(int stop_fd, int chunk_ms)
+{
+	struct pollfd pfd = { .fd = stop_fd, .events = POLLIN };
+	int r;
+
+	if (chunk_ms <= 0)
+		return true;
+	while ((r = poll(&pfd, 1, chunk_ms)) == -1 && errno == EINTR)
+		;
+	return r == 0;
+}
+
 int
-fake_stream_send(int fd, const json_t *chunks, bool stall, int stop_fd,
-    int max_ms)
+fake_stream_send(int fd, const json_t *chunks, bool stall, int chunk_ms,
+    int stop_fd, int max_ms)
 {
 	static const char head[] = "HTTP/1.1 200 OK\r\n"
 	    "Content-Type: text/event-stream\r\n"
@@ -246,7 +260,8 @@ fake_stream_send(int fd, const json_t *chunks, bool stall, int stop_fd,
 	if (send_all(fd, head, sizeof(head) - 1) == -1)
 		return -1;
 	json_array_foreach(chunks, i, c) {
-		if (send_chunk(fd, json_string_value(c),
+		if ((i > 0 && !pace(stop_fd, chunk_ms)) ||
+		    send_chunk(fd, json_string_value(c),
 		    json_string_length(c)) == -1)
 			return -1;
 	}
@@ -272,7 +287,8 @@ fake_stream_answer(int fd, const json_t *reply, const json_t *completion,
 		chunks = fake_stream_generate(completion, stall);
 	if (chunks == NULL)
 		return -1;
-	r = fake_stream_send(fd, chunks, stall, stop_fd, max_ms);
+	r = fake_stream_send(fd, chunks, stall, (int)json_integer_value(
+	    json_object_get(reply, "chunk_ms")), stop_fd, max_ms);
 	json_decref(chunks);
 	return r;
 }

@@ -10,7 +10,8 @@
  * first few bytes of arguments, then a few bytes of arguments at a time),
  * a last chunk with an empty delta, the finish_reason and timings, and
  * `data: [DONE]`. A scripted "stream" text is sent as it is, one event
- * (up to and with its empty line) per chunk.
+ * (up to and with its empty line) per chunk. "chunk_ms" paces the chunks
+ * as a model on a CPU would (bench/ and the closing notes' captures).
  *
  * Ownership: the chunk lists are new JSON arrays of strings (each chunk's
  * exact bytes), json_decref'd by the caller.
@@ -36,12 +37,13 @@ json_t	*fake_stream_generate(const json_t *completion, bool stall);
 json_t	*fake_stream_split(const char *text);
 
 /*
- * Sends the head and each chunk on fd; then the last chunk, or with
- * stall nothing more: waits until the client closes, stop_fd is readable
- * or max_ms pass. Returns 0, or -1 if the client went away.
+ * Sends the head and each chunk on fd, chunk_ms apart (a model's pace; 0:
+ * at once); then the last chunk, or with stall nothing more: waits until
+ * the client closes, stop_fd is readable or max_ms pass. Returns 0, or -1
+ * if the client went away or stop_fd became readable.
  */
-int	fake_stream_send(int fd, const json_t *chunks, bool stall, int stop_fd,
-	    int max_ms);
+int	fake_stream_send(int fd, const json_t *chunks, bool stall,
+	    int chunk_ms, int stop_fd, int max_ms);
 
 /*
  * Answers reply as a stream: its "stream" text as it is, or else the
