@@ -545,8 +545,18 @@ check_fork_bomb() {
 		{ fail "the fork bomb's call has no result"; return 1; }
 	result_lines "$o" | grep -qF 'Cannot fork' ||
 		{ fail "no fork failed: the pids limit did not bite"; return 1; }
-	result_lines "$o" | grep -qF 'the process limit (128) was reached' ||
-		{ fail "the fork bomb's result does not say the process limit (128) was reached"; return 1; }
+	# Under podman on Linux 6.1 the limit's event is counted in podman's
+	# own container cgroup, removed before brokerd reads it, and there is
+	# no pids.peak (docs/decisions.md, "A call says when it reached its
+	# process limit"): only bwrap's result must say it here.
+	if result_lines "$o" | grep -qF 'the process limit (128) was reached'; then
+		say "the result says the process limit (128) was reached"
+	elif [ "$runtime" = bwrap ]; then
+		fail "the fork bomb's result does not say the process limit (128) was reached"
+		return 1
+	else
+		say "podman: the result does not name the process limit ($(uname -r))"
+	fi
 	if [ -n "$(call_cgroup_procs)" ]; then
 		say "processes left in call cgroups:"
 		call_cgroup_procs | xargs -r ps -o pid,user,cmd -p
