@@ -7,10 +7,8 @@
  * holds one Decision record, denied with no_grant; nothing ran. Then the
  * same with a real runtime (bwrap, so that the test needs no podman
  * start-up per call): an allowed read_file's text, read in a sandbox,
- * reaches the model. Then the owner's stop of an ask call: once approved
- * (brokerd's approved frame) it ends and is recorded; still pending, it is
- * given up and brokerd drops it unrecorded. brokerd serves from its own
- * thread, as serve_main would run it.
+ * reaches the model. Then the owner's stop of an ask call, approved or still
+ * pending. brokerd serves from its own thread, as serve_main would run it.
  */
 #include <sys/stat.h>
 
@@ -421,10 +419,8 @@ owner_acts(void *arg, struct bx_msg *ev)
 }
 
 /*
- * Ctrl-C with real brokerd: an approved call (stopped at its tool_running)
- * ends and its Result is recorded; a pending one (stopped at its
- * approval_pending) is given up, brokerd drops it, and no Approval is
- * written. Either way the turn ends stopped.
+ * Ctrl-C at an approved call's tool_running (kept and recorded) or at a
+ * pending one's approval_pending (given up, dropped unrecorded).
  */
 static void
 stop_ask_call(bool approve, const char *want_result, const char *want_log)
@@ -476,28 +472,25 @@ stop_ask_call(bool approve, const char *want_result, const char *want_log)
 	tu_rmtree(home);
 }
 
+/* The state says which: approved (kept) or pending (given up). */
 static void
-test_stop_keeps_an_approved_call(void **state)
+test_stop_an_ask_call(void **state)
 {
-	(void)state;
-	stop_ask_call(true, "content", "\"content\":\"content\"");
-}
-
-static void
-test_stop_gives_up_a_pending_call(void **state)
-{
-	(void)state;
-	stop_ask_call(false, TOOL_GIVEN_UP, TOOL_GIVEN_UP);
+	if (*(const bool *)*state)
+		stop_ask_call(true, "content", "\"content\":\"content\"");
+	else
+		stop_ask_call(false, TOOL_GIVEN_UP, TOOL_GIVEN_UP);
 }
 
 int
 main(void)
 {
+	static bool approved = true, pending = false;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_denied_call_reaches_the_model),
 		cmocka_unit_test(test_allowed_call_runs_in_a_sandbox),
-		cmocka_unit_test(test_stop_keeps_an_approved_call),
-		cmocka_unit_test(test_stop_gives_up_a_pending_call),
+		cmocka_unit_test_prestate(test_stop_an_ask_call, &approved),
+		cmocka_unit_test_prestate(test_stop_an_ask_call, &pending),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
