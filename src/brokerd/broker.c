@@ -230,6 +230,24 @@ redecide(struct call *c, struct decision **ret, struct bx_error *err)
 	return rc;
 }
 
+/*
+ * Tells loopd the owner's answer is recorded and the call runs now, so
+ * that a turn the owner stops from here on waits for the result instead of
+ * giving the call up (protocol.md, Stopping a turn). A loopd already gone
+ * changes nothing: the runner sees the hang-up and the Result record says
+ * the caller went away, as for any call whose caller left.
+ */
+static int
+run_approved(struct call *c, const struct decision *d, struct bx_error *err)
+{
+	struct bx_error serr;
+
+	if (send_msg(c, bx_msg_approved(), &serr) == -1)
+		broker_log(c->c_b, "broker: call %s: %s", c->c_req->call,
+		    serr.msg);
+	return run_and_answer(c, d, true, err);
+}
+
 /* The approved path: hold the session, re-decide, record, run. */
 static int
 approved(struct call *c, struct approval *a, struct bx_error *err)
@@ -252,7 +270,7 @@ approved(struct call *c, struct approval *a, struct bx_error *err)
 	if (out.kind == BX_OUTCOME_DENIED)
 		rc = send_denied(c, out.reason, err);
 	else
-		rc = run_and_answer(c, d, true, err);
+		rc = run_approved(c, d, err);
 	state_release(c->c_b->b_cfg.state, &c->c_hold);
 	decision_free(d);
 	return rc;

@@ -216,6 +216,10 @@ on_event(struct turn_state *ts, const struct bx_turn_event *ev)
 	case BX_EVENT_APPROVAL_PENDING:
 		on_approval(ts, ev);
 		break;
+	case BX_EVENT_TOOL_RUNNING:
+		/* Approved: no longer waiting for the owner. */
+		statusline_tool(&ts->sl, ev->tool, show_now());
+		break;
 	case BX_EVENT_DONE:
 		/* A reply already shown as the last text is not shown twice. */
 		if (ts->last_text == NULL ||

@@ -84,13 +84,14 @@ struct bwait {
 	int64_t			 bw_deadline;	/* monotonic ms */
 	const atomic_int	*bw_cancel;	/* the turn's, or NULL */
 	bool			 bw_pending;	/* waits for an approval */
+	bool			 bw_approved;	/* approved: runs, is not given up */
 	bool			 bw_given_up;	/* bw_cancel ended it */
 };
 
 /*
  * Reads the next frame before the deadline, in slices, so that the stop
  * flag is seen, and the turn's cancel while an approval waits (a call
- * that runs is left to end). Returns the frame status.
+ * that runs, auto or approved, is left to end). Returns the frame status.
  */
 static enum bx_frame_status
 read_frame(const struct bport *bp, struct bx_frame_reader *rd,
@@ -134,9 +135,37 @@ broker_error(const struct bport *bp, const struct bx_msg *m,
 	return unavailable(bp, notice, why);
 }
 
+/*
+ * A frame before the answer: pending_approval at most once, then approved
+ * at most once after it. From approved on, the call runs: the turn's stop
+ * no longer gives it up, and the wait is an auto call's again.
+ */
+static int
+not_final(struct bwait *w, const struct bx_msg *m, struct bx_error *err)
+{
+	const struct bx_tool_response *r = &m->tool_response;
+
+	if (r->status == BX_STATUS_PENDING_APPROVAL) {
+		if (w->bw_pending || w->bw_approved)
+			return bx_fail(err, "it sent a second pending_approval "
+			    "frame");
+		w->bw_pending = true;
+		w->bw_deadline = bport_pending_deadline(r->expires,
+		    bx_clock_wall_ms(), bx_clock_mono_ms());
+		return 0;
+	}
+	if (!w->bw_pending)
+		return bx_fail(err, "it sent an approved frame without a "
+		    "pending_approval frame waiting");
+	w->bw_pending = false;
+	w->bw_approved = true;
+	w->bw_deadline = bx_clock_mono_ms() + BPORT_ANSWER_TIMEOUT_MS;
+	return 0;
+}
+
 /* The wait after the request has gone out; returns the final answer. */
 static struct bx_msg *
-await_answer(const struct bport *bp, int fd, tool_pending_fn *on_pending,
+await_answer(const struct bport *bp, int fd, tool_progress_fn *on_progress,
     void *arg, const atomic_int *cancel, struct bx_error *notice)
 {
 	struct bwait w = { .bw_deadline = bx_clock_mono_ms() +
@@ -171,18 +200,13 @@ await_answer(const struct bport *bp, int fd, tool_pending_fn *on_pending,
 		} else if (m->kind != BX_MSG_TOOL_RESPONSE) {
 			out = unavailable(bp, notice, "it sent a message that "
 			    "is not a tool_response");
-		} else if (m->tool_response.status != BX_STATUS_PENDING_APPROVAL) {
+		} else if (bx_status_is_final(m->tool_response.status)) {
 			out = m;
 			m = NULL;
-		} else if (w.bw_pending) {
-			out = unavailable(bp, notice, "it sent a second "
-			    "pending_approval frame");
+		} else if (not_final(&w, m, &why) == -1) {
+			out = unavailable(bp, notice, why.msg);
 		} else {
-			w.bw_pending = true;
-			w.bw_deadline = bport_pending_deadline(
-			    m->tool_response.expires, bx_clock_wall_ms(), bx_clock_mono_ms());
-			on_pending(arg, m->tool_response.approval,
-			    m->tool_response.expires);
+			on_progress(arg, &m->tool_response);
 		}
 		bx_msg_free(m);
 		m = NULL;
@@ -193,7 +217,7 @@ await_answer(const struct bport *bp, int fd, tool_pending_fn *on_pending,
 
 static struct bx_msg *
 bport_call(void *ctx, const struct bx_tool_request *req,
-    tool_pending_fn *on_pending, void *arg, const atomic_int *cancel,
+    tool_progress_fn *on_progress, void *arg, const atomic_int *cancel,
     struct bx_error *notice)
 {
 	const struct bport *bp = ctx;
@@ -213,7 +237,7 @@ bport_call(void *ctx, const struct bx_tool_request *req,
 	if (bx_msg_send(fd, msg, BPORT_WRITE_TIMEOUT_MS, &why) == -1)
 		out = unavailable(bp, notice, why.msg);
 	else
-		out = await_answer(bp, fd, on_pending, arg, cancel, notice);
+		out = await_answer(bp, fd, on_progress, arg, cancel, notice);
 	bx_msg_free(msg);
 	close(fd);
 	return out;

@@ -1,7 +1,8 @@
 /*
  * broker_port.h: BrokerPort, the ToolPort over brokerd's broker.sock
  * (design section 8). One connection per request: tool_request out, then
- * at most one pending_approval frame and the final tool_response in.
+ * at most one pending_approval frame, at most one approved frame after it
+ * (the owner said yes and the call runs), and the final tool_response in.
  *
  * Waiting: BPORT_ANSWER_TIMEOUT_MS for the first frame; after a pending
  * frame, until its expires plus BPORT_PENDING_GRACE_MS. A broker that
@@ -9,8 +10,9 @@
  * the protocol gives the model failed "the tool broker is unavailable" and
  * the operator a notice ending in see docs/runbook.md#broker-unavailable.
  * The turn goes on. The turn's cancel flag (toolport.h) ends only a wait
- * after the pending frame: the connection closes, brokerd drops the
- * approval, and the model gets failed TOOL_GIVEN_UP (no notice).
+ * between the pending frame and the approved one: the connection closes,
+ * brokerd drops the approval, and the model gets failed TOOL_GIVEN_UP (no
+ * notice). After the approved frame the wait is an auto call's again.
  *
  * Ownership: bport_new() allocates; bport_free() frees (NULL allowed). The
  * struct tool_port filled by bport_tool_port() borrows the BrokerPort.

@@ -209,7 +209,7 @@ run_find_tool(const char *arguments)
 
 struct bx_msg *
 core_run(const struct core_call *cc, const char *session, const char *call,
-    const struct tool_port *port, tool_pending_fn *on_pending, void *arg,
+    const struct tool_port *port, tool_progress_fn *on_progress, void *arg,
     const atomic_int *cancel, struct bx_error *notice)
 {
 	struct bx_tool_request req;
@@ -231,6 +231,6 @@ core_run(const struct core_call *cc, const char *session, const char *call,
 	req.call = (char *)call;
 	req.tool = cc->cc_tool;
 	req.arguments = cc->cc_arguments;
-	return port->tp_call(port->tp_ctx, &req, on_pending, arg, cancel,
+	return port->tp_call(port->tp_ctx, &req, on_progress, arg, cancel,
 	    notice);
 }

@@ -51,12 +51,12 @@ void	core_call_clear(struct core_call *);
 
 /*
  * Runs a prepared call. call_tool goes through port (NULL: no broker is
- * configured) with session and call id; see toolport.h for on_pending,
+ * configured) with session and call id; see toolport.h for on_progress,
  * cancel and notice.
  */
 struct bx_msg	*core_run(const struct core_call *, const char *session,
 		    const char *call, const struct tool_port *port,
-		    tool_pending_fn *on_pending, void *arg,
+		    tool_progress_fn *on_progress, void *arg,
 		    const atomic_int *cancel, struct bx_error *notice);
 
 #endif

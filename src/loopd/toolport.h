@@ -7,16 +7,17 @@
  * tp_call sends one request and returns its final answer, a tool_response
  * message with status result, failed or denied; it never fails otherwise
  * (a broker that cannot be reached is a failed answer), except that it
- * returns NULL when memory runs out. When the call waits for the owner's
- * approval, on_pending is called once, before the wait, with the approval
- * id and when it expires. If something happened that the operator should
+ * returns NULL when memory runs out. on_progress is called with each frame
+ * before the answer: a pending_approval frame (the approval id and when it
+ * expires) once, before the call waits for the owner, and an approved frame
+ * once, when the owner said yes and the call runs. If something happened that the operator should
  * see (the broker was unavailable), tp_call fills notice with one line that
  * ends with its runbook pointer; otherwise notice->msg is left empty.
  *
  * cancel (NULL: none) is the turn's flag, set when the owner stops it. A
- * call still being decided or run is left to end (so that what ran is
- * recorded whole); a call waiting for the owner's approval is given up at
- * once: tp_call returns failed TOOL_GIVEN_UP, and brokerd, seeing its
+ * call still being decided or run, approved ones included, is left to end
+ * (so that what ran is recorded whole); a call waiting for the owner's
+ * approval is given up at once: tp_call returns failed TOOL_GIVEN_UP, and brokerd, seeing its
  * caller gone, drops the approval.
  *
  * Ownership: the request stays the caller's; the returned message is the
@@ -35,11 +36,11 @@
 #define TOOL_GIVEN_UP	"not run: the owner stopped the turn while this " \
 	"call waited for approval, and the approval was given up"
 
-typedef void	tool_pending_fn(void *arg, uint64_t approval, int64_t expires);
+typedef void	tool_progress_fn(void *arg, const struct bx_tool_response *);
 
 struct tool_port {
 	struct bx_msg	*(*tp_call)(void *ctx, const struct bx_tool_request *,
-			    tool_pending_fn *on_pending, void *arg,
+			    tool_progress_fn *on_progress, void *arg,
 			    const atomic_int *cancel, struct bx_error *notice);
 	void		*tp_ctx;
 };

@@ -30,6 +30,7 @@ struct turn {
 	size_t			 t_unsaved;	/* first message not yet logged */
 	off_t			 t_log_size;	/* the log before this turn */
 	const char		*t_tool;	/* the call waiting, for events */
+	const char		*t_call;	/* and its id */
 	const atomic_int	*t_cancel;	/* the owner's stop, or NULL */
 };
 
@@ -170,12 +171,17 @@ assistant_message(const struct model_reply *r, char (*ids)[BX_ID_MAX + 1])
 	return msg;
 }
 
+/* The owner's part in a call, told to the client as it happens. */
 static void
-on_pending(void *arg, uint64_t approval, int64_t expires)
+on_progress(void *arg, const struct bx_tool_response *r)
 {
 	struct turn *t = arg;
 
-	say(t, bx_msg_ev_approval_pending(approval, t->t_tool, expires));
+	if (r->status == BX_STATUS_PENDING_APPROVAL)
+		say(t, bx_msg_ev_approval_pending(r->approval, t->t_tool,
+		    r->expires));
+	else
+		say(t, bx_msg_ev_tool_running(t->t_call, t->t_tool));
 }
 
 /* What the model reads for a final tool_response. */
@@ -212,7 +218,8 @@ run_call(struct turn *t, const struct model_call *mc, const char *id)
 		return -1;
 	say(t, bx_msg_ev_tool_call(id, cc.cc_tool, cc.cc_arguments));
 	t->t_tool = cc.cc_tool;
-	resp = core_run(&cc, t->t_session, id, t->t_env->te_port, on_pending,
+	t->t_call = id;
+	resp = core_run(&cc, t->t_session, id, t->t_env->te_port, on_progress,
 	    t, t->t_cancel, &notice);
 	if (notice.msg[0] != '\0')
 		log_line(t->t_env, notice.msg);

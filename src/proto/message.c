@@ -20,7 +20,7 @@ static const char *kind_names[BX_MSG_MAX] = {
 };
 
 static const char *status_names[BX_STATUS_MAX] = {
-	"pending_approval", "result", "failed", "denied",
+	"pending_approval", "result", "failed", "denied", "approved",
 };
 
 static const char *code_names[BX_CODE_MAX] = {
@@ -30,7 +30,7 @@ static const char *code_names[BX_CODE_MAX] = {
 
 static const char *event_names[BX_EVENT_MAX] = {
 	"started", "text", "tool_call", "tool_result", "approval_pending",
-	"done", "error", "text_delta",
+	"done", "error", "text_delta", "tool_running",
 };
 
 const char *
@@ -58,10 +58,16 @@ bx_event_name(enum bx_event e)
 }
 
 bool
+bx_status_is_final(enum bx_status s)
+{
+	return s != BX_STATUS_PENDING_APPROVAL && s != BX_STATUS_APPROVED;
+}
+
+bool
 bx_msg_is_final(const struct bx_msg *m)
 {
 	if (m->kind == BX_MSG_TOOL_RESPONSE)
-		return m->tool_response.status != BX_STATUS_PENDING_APPROVAL;
+		return bx_status_is_final(m->tool_response.status);
 	if (m->kind == BX_MSG_TURN_EVENT)
 		return m->turn_event.type == BX_EVENT_DONE ||
 		    m->turn_event.type == BX_EVENT_ERROR;
@@ -200,6 +206,13 @@ bx_msg_pending(uint64_t approval, int64_t expires)
 	m->tool_response.approval = approval;
 	m->tool_response.expires = expires;
 	return m;
+}
+
+/* Sent once the owner's approval is recorded, before the call runs. */
+struct bx_msg *
+bx_msg_approved(void)
+{
+	return response(BX_STATUS_APPROVED);
 }
 
 struct bx_msg *
@@ -413,6 +426,19 @@ bx_msg_ev_tool_call(const char *call, const char *tool, const char *arguments)
 	bx_msg_copy(&m->turn_event.call, call, &failed);
 	bx_msg_copy(&m->turn_event.tool, tool, &failed);
 	bx_msg_copy(&m->turn_event.arguments, arguments, &failed);
+	return bx_msg_done(m, failed);
+}
+
+struct bx_msg *
+bx_msg_ev_tool_running(const char *call, const char *tool)
+{
+	struct bx_msg *m = event(BX_EVENT_TOOL_RUNNING);
+	bool failed = false;
+
+	if (m == NULL)
+		return NULL;
+	bx_msg_copy(&m->turn_event.call, call, &failed);
+	bx_msg_copy(&m->turn_event.tool, tool, &failed);
 	return bx_msg_done(m, failed);
 }
 

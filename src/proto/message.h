@@ -57,12 +57,17 @@ enum bx_msg_kind {
 	BX_MSG_MAX
 };
 
-/* tool_response status; a turn_event tool_result uses all but the first. */
+/*
+ * tool_response status. PENDING_APPROVAL and APPROVED are not final (an ask
+ * call's frames before its answer); a turn_event tool_result uses only the
+ * final ones.
+ */
 enum bx_status {
 	BX_STATUS_PENDING_APPROVAL,
 	BX_STATUS_RESULT,
 	BX_STATUS_FAILED,
 	BX_STATUS_DENIED,
+	BX_STATUS_APPROVED,
 	BX_STATUS_MAX
 };
 
@@ -88,6 +93,7 @@ enum bx_event {
 	BX_EVENT_DONE,
 	BX_EVENT_ERROR,
 	BX_EVENT_TEXT_DELTA,
+	BX_EVENT_TOOL_RUNNING,	/* an approved call runs now */
 	BX_EVENT_MAX
 };
 
@@ -98,7 +104,7 @@ struct bx_tool_request {
 	char	*arguments;		/* the model's JSON text, as received */
 };
 
-/* Final unless status is PENDING_APPROVAL. */
+/* Final unless status is PENDING_APPROVAL or APPROVED (no fields). */
 struct bx_tool_response {
 	enum bx_status	 status;
 	uint64_t	 approval;	/* PENDING_APPROVAL: the Decision's seq */
@@ -165,8 +171,8 @@ struct bx_turn_event {
 	char		*session;	/* STARTED */
 	char		*text;		/* TEXT, TEXT_DELTA; DONE: the
 					   reply; ERROR: the message */
-	char		*call;		/* TOOL_CALL, TOOL_RESULT */
-	char		*tool;		/* TOOL_CALL, APPROVAL_PENDING */
+	char		*call;		/* TOOL_CALL, TOOL_RESULT, TOOL_RUNNING */
+	char		*tool;		/* TOOL_CALL, APPROVAL_PENDING, TOOL_RUNNING */
 	char		*arguments;	/* TOOL_CALL */
 	enum bx_status	 status;	/* TOOL_RESULT: RESULT, FAILED or DENIED */
 	char		*content;	/* TOOL_RESULT */
@@ -282,6 +288,8 @@ struct bx_msg {
 
 const char	*bx_msg_kind_name(enum bx_msg_kind);
 const char	*bx_status_name(enum bx_status);
+/* Whether a tool_response of this status ends its call. */
+bool		 bx_status_is_final(enum bx_status);
 const char	*bx_code_name(enum bx_code);
 const char	*bx_event_name(enum bx_event);
 
@@ -315,6 +323,7 @@ struct bx_msg	*bx_msg_new(enum bx_msg_kind);	/* zeroed; for fieldless kinds */
 struct bx_msg	*bx_msg_tool_request(const char *session, const char *call,
 		    const char *tool, const char *arguments);
 struct bx_msg	*bx_msg_pending(uint64_t approval, int64_t expires);
+struct bx_msg	*bx_msg_approved(void);
 struct bx_msg	*bx_msg_result(const char *content, enum bx_class,
 		    bool untrusted, bool truncated);
 struct bx_msg	*bx_msg_failed(const char *message);
@@ -341,6 +350,7 @@ struct bx_msg	*bx_msg_ev_text(const char *text);
 struct bx_msg	*bx_msg_ev_text_delta(const char *text);
 struct bx_msg	*bx_msg_ev_tool_call(const char *call, const char *tool,
 		    const char *arguments);
+struct bx_msg	*bx_msg_ev_tool_running(const char *call, const char *tool);
 struct bx_msg	*bx_msg_ev_tool_result(const char *call, enum bx_status,
 		    const char *content, enum bx_class, bool untrusted);
 struct bx_msg	*bx_msg_ev_approval_pending(uint64_t approval,

@@ -33,11 +33,7 @@ bx_msgd_string_or_null(const json_t *o, const char *key, char **ret,
 
 	if (bx_json_string_or_null(o, key, &s, err) == -1)
 		return -1;
-	if (s == NULL)
-		return 0;
-	if ((*ret = strdup(s)) == NULL)
-		return bx_fail(err, "field \"%s\": out of memory", key);
-	return 0;
+	return s == NULL ? 0 : bx_msgd_string(o, key, ret, err);
 }
 
 /* A copied identifier, checked by check (session, call or grant id). */
@@ -153,6 +149,7 @@ static const char *const response_fields[BX_STATUS_MAX][8] = {
 	    "untrusted", "truncated", NULL },
 	[BX_STATUS_FAILED] = { "kind", "final", "status", "message", NULL },
 	[BX_STATUS_DENIED] = { "kind", "final", "status", "reason", NULL },
+	[BX_STATUS_APPROVED] = { "kind", "final", "status", NULL },
 };
 
 static int
@@ -165,7 +162,7 @@ decode_tool_response(const json_t *o, struct bx_msg *m, struct bx_error *err)
 		return -1;
 	r->status = (enum bx_status)status;
 	if (bx_json_check_fields(o, response_fields[status], err) == -1 ||
-	    check_final(o, status != BX_STATUS_PENDING_APPROVAL,
+	    check_final(o, bx_status_is_final(r->status),
 	    bx_status_name(r->status), err) == -1)
 		return -1;
 	switch (r->status) {
@@ -184,6 +181,8 @@ decode_tool_response(const json_t *o, struct bx_msg *m, struct bx_error *err)
 	case BX_STATUS_FAILED:
 		if (bx_msgd_string(o, "message", &r->message, err) == -1)
 			return -1;
+		break;
+	case BX_STATUS_APPROVED:
 		break;
 	default:
 		if (bx_json_deny(o, "reason", &r->reason, err) == -1)
@@ -256,10 +255,9 @@ static const char *const approve_fields[] = { "kind", "approval", NULL };
 static int
 decode_approve(const json_t *o, struct bx_msg *m, struct bx_error *err)
 {
-	if (bx_json_check_fields(o, approve_fields, err) == -1 ||
-	    bx_json_u64(o, "approval", &m->approve.approval, err) == -1)
+	if (bx_json_check_fields(o, approve_fields, err) == -1)
 		return -1;
-	return 0;
+	return bx_json_u64(o, "approval", &m->approve.approval, err);
 }
 
 static const char *const approve_result_fields[] = {
@@ -269,10 +267,9 @@ static const char *const approve_result_fields[] = {
 static int
 decode_approve_result(const json_t *o, struct bx_msg *m, struct bx_error *err)
 {
-	if (bx_json_check_fields(o, approve_result_fields, err) == -1 ||
-	    bx_json_outcome(o, "outcome", &m->approve_result, err) == -1)
+	if (bx_json_check_fields(o, approve_result_fields, err) == -1)
 		return -1;
-	return 0;
+	return bx_json_outcome(o, "outcome", &m->approve_result, err);
 }
 
 static const char *const refuse_fields[] = {
@@ -283,10 +280,9 @@ static int
 decode_refuse(const json_t *o, struct bx_msg *m, struct bx_error *err)
 {
 	if (bx_json_check_fields(o, refuse_fields, err) == -1 ||
-	    bx_json_u64(o, "approval", &m->refuse.approval, err) == -1 ||
-	    bx_msgd_string_or_null(o, "reason", &m->refuse.reason, err) == -1)
+	    bx_json_u64(o, "approval", &m->refuse.approval, err) == -1)
 		return -1;
-	return 0;
+	return bx_msgd_string_or_null(o, "reason", &m->refuse.reason, err);
 }
 
 static const char *const problem_fields[] = {
@@ -385,6 +381,7 @@ static const char *const event_fields[BX_EVENT_MAX][9] = {
 	[BX_EVENT_DONE] = { "kind", "final", "type", "reply", NULL },
 	[BX_EVENT_ERROR] = { "kind", "final", "type", "message", NULL },
 	[BX_EVENT_TEXT_DELTA] = { "kind", "final", "type", "text", NULL },
+	[BX_EVENT_TOOL_RUNNING] = { "kind", "final", "type", "call", "tool", NULL },
 };
 
 static int
@@ -396,15 +393,14 @@ decode_tool_result(const json_t *o, struct bx_turn_event *e,
 	if (bx_msgd_id(o, "call", bx_call_id_check, &e->call, err) == -1 ||
 	    tag(o, "status", status_name, BX_STATUS_MAX, &status, err) == -1)
 		return -1;
-	if (status == BX_STATUS_PENDING_APPROVAL)
+	if (!bx_status_is_final((enum bx_status)status))
 		return bx_fail(err, "field \"status\": a tool result cannot be "
-		    "pending_approval");
+		    "%s", status_name(status));
 	e->status = (enum bx_status)status;
 	if (bx_msgd_string(o, "content", &e->content, err) == -1 ||
-	    bx_json_class(o, "class", &e->class, err) == -1 ||
-	    bx_json_bool(o, "untrusted", &e->untrusted, err) == -1)
+	    bx_json_class(o, "class", &e->class, err) == -1)
 		return -1;
-	return 0;
+	return bx_json_bool(o, "untrusted", &e->untrusted, err);
 }
 
 static int
@@ -428,10 +424,12 @@ decode_turn_event(const json_t *o, struct bx_msg *m, struct bx_error *err)
 	case BX_EVENT_TEXT_DELTA:
 		return bx_msgd_string(o, "text", &e->text, err);
 	case BX_EVENT_TOOL_CALL:
+	case BX_EVENT_TOOL_RUNNING:
 		if (bx_msgd_id(o, "call", bx_call_id_check, &e->call, err) == -1 ||
 		    bx_msgd_string(o, "tool", &e->tool, err) == -1)
 			return -1;
-		return bx_msgd_string(o, "arguments", &e->arguments, err);
+		return e->type == BX_EVENT_TOOL_RUNNING ? 0 :
+		    bx_msgd_string(o, "arguments", &e->arguments, err);
 	case BX_EVENT_TOOL_RESULT:
 		return decode_tool_result(o, e, err);
 	case BX_EVENT_APPROVAL_PENDING:

@@ -58,6 +58,8 @@ encode_tool_response(const struct bx_msg *m, json_t *o, struct bx_error *err)
 		    err);
 	case BX_STATUS_FAILED:
 		return bx_json_set(o, "message", json_string(r->message), err);
+	case BX_STATUS_APPROVED:
+		return 0;
 	default:
 		return bx_json_set(o, "reason", bx_msge_name(bx_deny_name(r->reason)),
 		    err);
@@ -233,9 +235,9 @@ static int
 encode_tool_result(const struct bx_turn_event *e, json_t *o,
     struct bx_error *err)
 {
-	if (e->status == BX_STATUS_PENDING_APPROVAL)
+	if (!bx_status_is_final(e->status))
 		return bx_fail(err, "field \"status\": a tool result cannot be "
-		    "pending_approval");
+		    "%s", bx_status_name(e->status));
 	if (bx_json_set(o, "call", json_string(e->call), err) == -1 ||
 	    bx_json_set(o, "status", bx_msge_name(bx_status_name(e->status)),
 	    err) == -1 ||
@@ -262,11 +264,12 @@ encode_turn_event(const struct bx_msg *m, json_t *o, struct bx_error *err)
 	case BX_EVENT_TEXT_DELTA:
 		return bx_json_set(o, "text", json_string(e->text), err);
 	case BX_EVENT_TOOL_CALL:
+	case BX_EVENT_TOOL_RUNNING:
 		if (bx_json_set(o, "call", json_string(e->call), err) == -1 ||
 		    bx_json_set(o, "tool", json_string(e->tool), err) == -1)
 			return -1;
-		return bx_json_set(o, "arguments", json_string(e->arguments),
-		    err);
+		return e->type == BX_EVENT_TOOL_RUNNING ? 0 : bx_json_set(o,
+		    "arguments", json_string(e->arguments), err);
 	case BX_EVENT_TOOL_RESULT:
 		return encode_tool_result(e, o, err);
 	case BX_EVENT_APPROVAL_PENDING:

@@ -272,6 +272,9 @@ test_serves_both_sockets_and_stops_cleanly(void **state)
 	assert_int_equal(m->approve_result.kind, BX_OUTCOME_ASK);
 	bx_msg_free(m);
 	m = next_frame(&r);
+	assert_int_equal(m->tool_response.status, BX_STATUS_APPROVED);
+	bx_msg_free(m);
+	m = next_frame(&r);
 	assert_int_equal(m->tool_response.status, BX_STATUS_FAILED);
 	bx_msg_free(m);
 	bx_frame_reader_free(&r);

@@ -309,6 +309,10 @@ test_a_call_and_an_approval_over_the_sockets(void **state)
 	assert_int_equal(m->kind, BX_MSG_APPROVE_RESULT);
 	assert_int_equal(m->approve_result.kind, BX_OUTCOME_ASK);
 	bx_msg_free(m);
+	/* Told it runs, before its result. */
+	m = next_frame(&r);
+	assert_int_equal(m->tool_response.status, BX_STATUS_APPROVED);
+	bx_msg_free(m);
 	m = next_frame(&r);
 	assert_int_equal(m->tool_response.status, BX_STATUS_RESULT);
 	bx_msg_free(m);

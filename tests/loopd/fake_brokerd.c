@@ -82,6 +82,25 @@ await_hangup(struct fbd *f, int fd)
 	}
 }
 
+/*
+ * An approved call that runs until the test lets it end (at most 20 s):
+ * what loopd does meanwhile is what the test looks at.
+ */
+static void
+approved_run(int fd, const struct fbd_step *s)
+{
+	struct timespec nap = { 0, 10 * 1000000L };
+	int64_t until = bx_clock_mono_ms() + 20000;
+
+	pending(fd, s);
+	send_msg(fd, bx_msg_approved());
+	while (s->fa_hold != NULL && !atomic_load(s->fa_hold) &&
+	    bx_clock_mono_ms() < until)
+		nanosleep(&nap, NULL);
+	send_msg(fd, bx_msg_result(s->fa_text, BX_CLASS_PRIVATE, true,
+	    false));
+}
+
 static void
 act(struct fbd *f, int fd, const struct fbd_step *s)
 {
@@ -121,6 +140,9 @@ act(struct fbd *f, int fd, const struct fbd_step *s)
 		pending(fd, s);
 		pending(fd, s);
 		await_hangup(f, fd);
+		break;
+	case FBD_PENDING_APPROVED:
+		approved_run(fd, s);
 		break;
 	}
 }

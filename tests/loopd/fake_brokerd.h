@@ -8,6 +8,7 @@
 #ifndef FAKE_BROKERD_H
 #define FAKE_BROKERD_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,7 +24,8 @@ enum fbd_act {
 	FBD_CLOSE,		/* read the request, close without answering */
 	FBD_GARBAGE,		/* a line that is not a message */
 	FBD_ERROR,		/* error busy */
-	FBD_TWO_PENDING		/* two pending frames */
+	FBD_TWO_PENDING,	/* two pending frames */
+	FBD_PENDING_APPROVED	/* pending, approved, result once *fa_hold */
 };
 
 struct fbd_step {
@@ -32,6 +34,7 @@ struct fbd_step {
 	enum bx_deny	 fa_reason;
 	uint64_t	 fa_approval;
 	int64_t		 fa_expires;	/* 0: an hour from now */
+	const atomic_int *fa_hold;	/* APPROVED: "runs" until non-zero */
 };
 
 struct fbd;

@@ -26,13 +26,15 @@ struct pend {
 };
 
 static void
-on_pending(void *arg, uint64_t approval, int64_t expires)
+on_pending(void *arg, const struct bx_tool_response *r)
 {
 	struct pend *p = arg;
 
+	if (r->status != BX_STATUS_PENDING_APPROVAL)
+		return;
 	p->calls++;
-	p->approval = approval;
-	p->expires = expires;
+	p->approval = r->approval;
+	p->expires = r->expires;
 	if (p->stop_on_pending != NULL)
 		atomic_store(p->stop_on_pending, 1);
 }

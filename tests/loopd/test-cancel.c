@@ -3,7 +3,8 @@
  * cancel flag is set by the events themselves, at the moment each case
  * needs: a model request in flight (its first delta, the stream then
  * stalled), an approval pending (brokerd holds the call), a call that is
- * already running (its tool_call event, before brokerd has answered).
+ * already running (its tool_call event, before brokerd has answered), and
+ * an approved call that runs (its tool_running event).
  * Each time the turn ends at once with "the owner stopped the turn", no
  * call is left running or waiting, and the session log loads with a note
  * that the model's next turn is sent.
@@ -219,6 +220,45 @@ test_running_call_ends_and_is_kept(void **state)
 	rig_down(&r);
 }
 
+/*
+ * The owner approved, brokerd said so (approved) and the call runs: a stop
+ * now waits for it. The fake holds the call until the stop is set, at the
+ * tool_running event loopd sends for that frame.
+ */
+static void
+test_approved_call_ends_and_is_kept(void **state)
+{
+	static const char script[] = "[{\"tool_calls\":[" CALL_READ("c1") ","
+	    CALL_READ("c2") "]},{\"text\":\"never asked\"}]";
+	static const char *const roles[] = { "user", "assistant", "tool",
+	    "tool", "assistant", NULL };
+	static struct stopper s;
+	const struct fbd_step steps[] = {
+		{ .fa_act = FBD_PENDING_APPROVED, .fa_approval = 41,
+		  .fa_text = "127.0.0.1 localhost\n", .fa_hold = &s.s_cancel },
+		{ .fa_act = FBD_RESULT, .fa_text = "not asked for" },
+	};
+	const struct bx_turn_event *e;
+	struct rig r;
+
+	(void)state;
+	rig_up(&r, script, steps, 2);
+	stopped_turn(&r, "chat-p", BX_EVENT_TOOL_RUNNING, &s);
+	assert_non_null(tu_find(&s.s_ev, BX_EVENT_APPROVAL_PENDING, 0));
+	e = tu_find(&s.s_ev, BX_EVENT_TOOL_RESULT, 0);
+	assert_non_null(e);
+	assert_int_equal(e->status, BX_STATUS_RESULT);
+	assert_string_equal(e->content, "127.0.0.1 localhost\n");
+	assert_int_equal(tu_count(&s.s_ev, BX_EVENT_TOOL_CALL), 1);
+	tu_events_free(&s.s_ev);
+	assert_int_equal(fbd_count(r.fbd), 1);
+	assert_int_equal(fbd_hangups(r.fbd), 0);
+	log_is(&r, "chat-p", roles);
+	log_content(&r, "chat-p", 2, "127.0.0.1 localhost\n");
+	log_content(&r, "chat-p", 3, TURN_NOT_RUN);
+	rig_down(&r);
+}
+
 int
 main(void)
 {
@@ -226,6 +266,7 @@ main(void)
 		cmocka_unit_test(test_model_request_in_flight),
 		cmocka_unit_test(test_pending_approval_given_up),
 		cmocka_unit_test(test_running_call_ends_and_is_kept),
+		cmocka_unit_test(test_approved_call_ends_and_is_kept),
 	};
 	int rc;
 

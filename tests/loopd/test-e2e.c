@@ -7,29 +7,37 @@
  * holds one Decision record, denied with no_grant; nothing ran. Then the
  * same with a real runtime (bwrap, so that the test needs no podman
  * start-up per call): an allowed read_file's text, read in a sandbox,
- * reaches the model. brokerd serves from its own thread, as serve_main
- * would run it.
+ * reaches the model. Then the owner's stop of an ask call, approved or still
+ * pending. brokerd serves from its own thread, as serve_main would run it.
  */
 #include <sys/stat.h>
 
 #include <dirent.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "brokerd/approvals.h"
 #include "brokerd/runner/runner.h"
 #include "brokerd/serve.h"
 #include "fake_llama.h"
 #include "loopd/broker_port.h"
 #include "loopd/turn.h"
+#include "proto/clock.h"
+#include "proto/frame.h"
+#include "proto/unixsock.h"
 #include "recording.h"
 #include "testutil.h"
 
@@ -363,12 +371,126 @@ test_allowed_call_runs_in_a_sandbox(void **state)
 	tu_rmtree(files);
 }
 
+/* What the owner does at each event of an ask call. */
+struct owner {
+	struct tu_events	 o_ev;
+	struct e2e		*o_e;
+	bool			 o_approve;	/* approve, stop once it runs */
+	atomic_int		 o_cancel;
+};
+
+/* The owner's approve on admin.sock, answered before it returns. */
+static void
+approve_now(struct e2e *e, uint64_t id)
+{
+	struct bx_frame_reader rd;
+	struct bx_msg *m = bx_msg_approve(id), *ans;
+	struct bx_error err;
+	const char *line;
+	size_t len;
+	int fd;
+
+	if (bx_unix_connect(e->e_broker->eb_admin_sock, 0, &fd, &err) == -1 ||
+	    bx_msg_send(fd, m, 10000, &err) == -1)
+		fail_msg("approve: %s", err.msg);
+	bx_frame_reader_init(&rd, fd);
+	if (bx_frame_read(&rd, 10000, &line, &len, &err) != BX_FRAME_OK ||
+	    bx_msg_decode(line, len, &ans, &err) == -1)
+		fail_msg("approve: %s", err.msg);
+	assert_int_equal(ans->kind, BX_MSG_APPROVE_RESULT);
+	bx_msg_free(ans);
+	bx_msg_free(m);
+	bx_frame_reader_free(&rd);
+	close(fd);
+}
+
+static void
+owner_acts(void *arg, struct bx_msg *ev)
+{
+	struct owner *o = arg;
+	const struct bx_turn_event *e = &ev->turn_event;
+
+	if (e->type == BX_EVENT_APPROVAL_PENDING && o->o_approve)
+		approve_now(o->o_e, e->approval);
+	else if (e->type == BX_EVENT_APPROVAL_PENDING ||
+	    e->type == BX_EVENT_TOOL_RUNNING)
+		atomic_store(&o->o_cancel, 1);
+	tu_record(&o->o_ev, ev);
+}
+
+/*
+ * Ctrl-C at an approved call's tool_running (kept and recorded) or at a
+ * pending one's approval_pending (given up, dropped unrecorded).
+ */
+static void
+stop_ask_call(bool approve, const char *want_result, const char *want_log)
+{
+	static const char script[] = "[{\"tool_calls\":[{\"name\":\"call_tool\","
+	    "\"id\":\"call1\",\"arguments\":{\"name\":\"read_file\","
+	    "\"arguments\":{\"path\":\"/notes/a\"}}}]},{\"text\":\"never\"}]";
+	static const char grant[] = "tool = \"read_file\"\nmode = \"ask\"\n"
+	    "max_taint = \"secret\"\nresult_class = \"private\"\n"
+	    "expires = \"2099-01-01T00:00:00.000Z\"\n\n[constraints]\n"
+	    "paths = [\"/notes\"]\n";
+	char *home = tu_tmpdir(), grants[4096], *log;
+	struct owner *o = calloc(1, sizeof(*o));
+	struct e2e t;
+	struct timespec nap = { 0, 10 * 1000000L };
+	int64_t until;
+
+	assert_non_null(o);
+	snprintf(grants, sizeof(grants), "%s/grants", home);
+	mkdir(grants, 0700);
+	tu_write(grants, "notes.toml", grant, strlen(grant));
+	e2e_up(&t, home, script, false);
+	o->o_e = &t;
+	o->o_approve = approve;
+	assert_int_equal(turn_run(&t.e_env, "chat-1758200000002", "read a",
+	    &o->o_cancel, owner_acts, o), -1);
+	assert_string_equal(tu_find(&o->o_ev, BX_EVENT_TOOL_RESULT, 0)->content,
+	    want_result);
+	assert_int_equal(tu_count(&o->o_ev, BX_EVENT_TOOL_RUNNING), approve);
+	/* brokerd sees the hang-up of a given-up call at once. */
+	until = bx_clock_mono_ms() + 20000;
+	while (approvals_pending(t.e_broker->eb_approvals) != 0) {
+		if (bx_clock_mono_ms() > until)
+			fail_msg("brokerd still holds the approval");
+		nanosleep(&nap, NULL);
+	}
+	assert_int_equal(e2e_broker_runs(t.e_broker), approve);
+	e2e_broker_stop(t.e_broker);
+	log = audit_log(home);
+	assert_int_equal(strstr(log, "\"type\":\"approval\"") != NULL, approve);
+	assert_int_equal(strstr(log, "\"type\":\"result\"") != NULL, approve);
+	free(log);
+	log = tu_read(home, "sessions/chat-1758200000002.jsonl");
+	assert_non_null(strstr(log, want_log));
+	free(log);
+	tu_events_free(&o->o_ev);
+	free(o);
+	e2e_down(&t);
+	tu_rmtree(home);
+}
+
+/* The state says which: approved (kept) or pending (given up). */
+static void
+test_stop_an_ask_call(void **state)
+{
+	if (*(const bool *)*state)
+		stop_ask_call(true, "content", "\"content\":\"content\"");
+	else
+		stop_ask_call(false, TOOL_GIVEN_UP, TOOL_GIVEN_UP);
+}
+
 int
 main(void)
 {
+	static bool approved = true, pending = false;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_denied_call_reaches_the_model),
 		cmocka_unit_test(test_allowed_call_runs_in_a_sandbox),
+		cmocka_unit_test_prestate(test_stop_an_ask_call, &approved),
+		cmocka_unit_test_prestate(test_stop_an_ask_call, &pending),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);

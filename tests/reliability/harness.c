@@ -468,11 +468,18 @@ rh_call_next_full(struct rh_call *c, int timeout_ms, struct rh_answer *a,
 	size_t len;
 
 	memset(a, 0, sizeof(*a));
+again:
 	if (c->c_fd == -1 || bx_frame_read(&c->c_reader, timeout_ms, &line,
 	    &len, NULL) != BX_FRAME_OK)
 		return RH_NOTHING;
 	if (bx_msg_decode(line, len, &m, NULL) == -1)
 		return RH_NOTHING;
+	/* approved only says the call runs now: its answer follows. */
+	if (m->kind == BX_MSG_TOOL_RESPONSE &&
+	    m->tool_response.status == BX_STATUS_APPROVED) {
+		bx_msg_free(m);
+		goto again;
+	}
 	answer_from(m, a, content);
 	bx_msg_free(m);
 	return a->a_got;
