@@ -27,7 +27,7 @@ owner=owner
 # sandbox; an owner who built Boxmaker has it (scripts/install-deps.sh).
 base_packages=(systemd systemd-sysv udev dbus dbus-user-session
 	linux-image-amd64 kmod e2fsprogs procps iproute2 ca-certificates sudo
-	curl libjansson4 libssl3 libcurl4 libseccomp2)
+	curl libjansson4 libssl3 libcurl4 libseccomp2 libacl1 libedit2)
 # What apt-get installs in the chroot after debootstrap: the sandbox
 # runtimes. Not through debootstrap, which cannot resolve podman's virtual
 # dependency container-network-stack and fails half way (measured on
