@@ -1,0 +1,130 @@
+/*
+ * escape-fuzzer.c: libFuzzer harness for bxctl's escape rules
+ * (src/bxctl/escape.c), the one place the owner's terminal meets text the
+ * model, a tool or a peer wrote. The first byte is escape_buf's buffer
+ * size; the rest is the text.
+ *
+ * What must hold, or the harness aborts:
+ * - escape_string's output is valid UTF-8 with no byte below 0x20 (the
+ *   rules escape the newline too), no DEL, no C1 control (U+0080 to
+ *   U+009F), and none of the characters that reorder or hide text: the
+ *   bidi controls U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to
+ *   U+2069, the zero-width U+200B to U+200D, U+2060 to U+2064, U+FEFF,
+ *   and the separators U+2028, U+2029; and it is at most ESCAPE_GROWTH
+ *   times the input;
+ * - valid UTF-8 that needs no escape passes unchanged, and
+ *   escape_valid_utf8 agrees with an oracle written apart;
+ * - escape_write prints exactly escape_string's output;
+ * - escape_buf fits its buffer, and is escape_string's output or a cut of
+ *   it after a whole step, ending in "...".
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bxctl/escape.h"
+#include "fuzz.h"
+
+#define FUZZ_INPUT_MAX	(64 * 1024)
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/* Whether the terminal must never see code point cp raw. */
+static bool
+forbidden(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c ||
+	    (cp >= 0x200b && cp <= 0x200f) || cp == 0x2028 || cp == 0x2029 ||
+	    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) ||
+	    (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
+}
+
+static void
+check_output(const char *out, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)out;
+	size_t i, n;
+
+	for (i = 0; i < len; i += n) {
+		check((n = fuzz_utf8_seq(u + i, len - i)) != 0);
+		check(!forbidden(fuzz_utf8_cp(u + i, n)));
+	}
+}
+
+/* Whether s[0..len) is valid UTF-8 of characters that need no escape. */
+static bool
+plain(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, n;
+
+	for (i = 0; i < len; i += n)
+		if ((n = fuzz_utf8_seq(u + i, len - i)) == 0 ||
+		    forbidden(fuzz_utf8_cp(u + i, n)))
+			return false;
+	return true;
+}
+
+static void
+check_write(const char *s, size_t len, const char *want)
+{
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *fp;
+
+	check((fp = open_memstream(&buf, &blen)) != NULL);
+	check(escape_write(fp, s, len) == 0);
+	check(fclose(fp) == 0);
+	check(blen == strlen(want) && memcmp(buf, want, blen) == 0);
+	free(buf);
+}
+
+/* escape_buf of the text up to its first NUL, into size bytes. */
+static void
+check_buf(const char *s, size_t len, size_t size)
+{
+	char *cs, *whole, *buf;
+	size_t wlen, blen;
+
+	check((cs = strndup(s, len)) != NULL);
+	check((whole = escape_string(cs, strlen(cs))) != NULL);
+	check((buf = malloc(size + 16)) != NULL);
+	memset(buf, 'X', size + 16);
+	escape_buf(cs, buf, size);
+	check(memchr(buf, '\0', size) != NULL);
+	check(buf[size] == 'X');
+	wlen = strlen(whole);
+	blen = strlen(buf);
+	if (strcmp(buf, whole) != 0) {
+		check(blen >= 3 && strcmp(buf + blen - 3, "...") == 0);
+		check(memcmp(buf, whole, blen - 3) == 0 && blen - 3 < wlen);
+		check_output(buf, blen);
+	}
+	free(buf);
+	free(whole);
+	free(cs);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *s = (const char *)data + 1;
+	size_t len, olen;
+	char *out;
+
+	if (size < 1 || size > FUZZ_INPUT_MAX)
+		return 0;
+	len = size - 1;
+	check(escape_valid_utf8(s, len) == fuzz_utf8(s, len));
+	check((out = escape_string(s, len)) != NULL);
+	olen = strlen(out);
+	check(olen <= len * ESCAPE_GROWTH);
+	check_output(out, olen);
+	if (plain(s, len))
+		check(olen == len && memcmp(out, s, len) == 0);
+	check_write(s, len, out);
+	free(out);
+	check_buf(s, len, 4 + data[0] % 64);
+	return 0;
+}
