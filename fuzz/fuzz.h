@@ -13,14 +13,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The failed check's line is printed, so a finding says which promise. */
+#define check(ok)	fuzz_check((ok), __FILE__, __LINE__, #ok)
+
 static inline void
-check(int ok)
+fuzz_check(int ok, const char *file, int line, const char *what)
 {
-	if (!ok)
+	if (!ok) {
+		fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
 		abort();
+	}
 }
 
 /*
