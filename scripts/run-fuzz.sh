@@ -28,7 +28,9 @@ cd "$root"
 # The files each harness is for: its coverage is theirs alone.
 targets() {
 	case "$1" in
-	toml) ls src/toml/*.c | grep -v toml-decoder ;;
+	toml) for f in src/toml/*.c; do
+		[ "$f" = src/toml/toml-decoder.c ] || echo "$f"
+	    done ;;
 	frame) echo src/proto/frame.c src/proto/message.c \
 	    src/proto/message_decode.c src/proto/message_encode.c \
 	    src/proto/message_console.c src/proto/message_console_codec.c ;;
