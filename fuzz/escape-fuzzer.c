@@ -30,40 +30,10 @@
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-/* Whether the terminal must never see code point cp raw. */
-static bool
-forbidden(uint32_t cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c ||
-	    (cp >= 0x200b && cp <= 0x200f) || cp == 0x2028 || cp == 0x2029 ||
-	    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) ||
-	    (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
-}
-
 static void
 check_output(const char *out, size_t len)
 {
-	const unsigned char *u = (const unsigned char *)out;
-	size_t i, n;
-
-	for (i = 0; i < len; i += n) {
-		check((n = fuzz_utf8_seq(u + i, len - i)) != 0);
-		check(!forbidden(fuzz_utf8_cp(u + i, n)));
-	}
-}
-
-/* Whether s[0..len) is valid UTF-8 of characters that need no escape. */
-static bool
-plain(const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i, n;
-
-	for (i = 0; i < len; i += n)
-		if ((n = fuzz_utf8_seq(u + i, len - i)) == 0 ||
-		    forbidden(fuzz_utf8_cp(u + i, n)))
-			return false;
-	return true;
+	check(fuzz_printable(out, len));
 }
 
 static void
@@ -121,7 +91,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	olen = strlen(out);
 	check(olen <= len * ESCAPE_GROWTH);
 	check_output(out, olen);
-	if (plain(s, len))
+	if (fuzz_printable(s, len))
 		check(olen == len && memcmp(out, s, len) == 0);
 	check_write(s, len, out);
 	free(out);

@@ -86,6 +86,33 @@ fuzz_utf8_cp(const unsigned char *s, size_t n)
 	return cp;
 }
 
+/*
+ * Whether the owner's terminal must never see code point cp raw: the C0
+ * and C1 controls and DEL, and what reorders or hides text (escape.h).
+ */
+static inline bool
+fuzz_forbidden(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c ||
+	    (cp >= 0x200b && cp <= 0x200f) || cp == 0x2028 || cp == 0x2029 ||
+	    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) ||
+	    (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
+}
+
+/* Whether s[0..len) is valid UTF-8 the terminal may see as it is. */
+static inline bool
+fuzz_printable(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, n;
+
+	for (i = 0; i < len; i += n)
+		if ((n = fuzz_utf8_seq(u + i, len - i)) == 0 ||
+		    fuzz_forbidden(fuzz_utf8_cp(u + i, n)))
+			return false;
+	return true;
+}
+
 /* An input being taken apart, front to back. */
 struct fuzz_in {
 	const uint8_t	*fi_p;

@@ -2,8 +2,8 @@
  * turn-event-fuzzer.c: libFuzzer harness for what bxctl decodes and then
  * prints of text the model shaped: the turn events of `bxctl chat`, read
  * from loopd's socket (peer_read, src/bxctl/peer.c, over the message
- * decoder of src/proto/message*.c) and printed as JSON lines (turn_json,
- * turn.c); and the audit records of `bxctl log --call`, read by the
+ * decoder of src/proto/message*.c) and printed as lines (turn_print_event,
+ * turn.c) or as JSON lines (turn_json); and the audit records of `bxctl log --call`, read by the
  * record decoder, or by the scanner's fast path for a line in canonical
  * form, and printed (log_call.c). The first byte picks which; the rest
  * is loopd's byte stream, or one audit line.
@@ -11,8 +11,10 @@
  * What must hold, or the harness aborts:
  * - a frame peer_read accepts is printed by turn_json as one line of
  *   printable ASCII that means the same JSON as the frame;
- * - a decoded turn event holds every string its printer reads (turn.c's
- *   on_event prints them without looking for NULL), and names in range;
+ * - a decoded turn event holds every string its printer reads, and names
+ *   in range; its printed form is nothing or one line, which holds no
+ *   control, no bidi or zero-width character, and is valid UTF-8: no line
+ *   the model wrote can pass for one of bxctl's;
  * - the stream ends where the frames do;
  * - a record is printed the same from the fast path as from the decoder;
  *   the text holds no control but the newline that ends each line, and
@@ -105,10 +107,40 @@ check_event(const struct bx_turn_event *ev)
 	}
 }
 
+/* What a chat turn remembers between events, as turn.c's turn_state. */
+struct shown {
+	char	 session[BX_ID_MAX + 1];
+	char	*last_text;
+};
+
+static void
+check_print(struct shown *sh, const struct bx_turn_event *ev)
+{
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *fp;
+
+	check((fp = open_memstream(&buf, &blen)) != NULL);
+	turn_print_event(fp, ev, sh->session, sh->last_text);
+	check(fclose(fp) == 0);
+	if (blen > 0) {
+		check(buf[blen - 1] == '\n');
+		check(fuzz_printable(buf, blen - 1));
+	}
+	free(buf);
+	if (ev->type == BX_EVENT_STARTED)
+		snprintf(sh->session, sizeof(sh->session), "%s", ev->session);
+	if (ev->type == BX_EVENT_TEXT) {
+		free(sh->last_text);
+		check((sh->last_text = strdup(ev->text)) != NULL);
+	}
+}
+
 /* loopd's bytes through peer_read, as `bxctl chat` reads them. */
 static void
 chat(const uint8_t *data, size_t size)
 {
+	struct shown sh = { "", NULL };
 	struct bx_frame_reader fr;
 	struct bx_error err;
 	struct bx_msg *msg;
@@ -124,11 +156,14 @@ chat(const uint8_t *data, size_t size)
 		check(at + len < size && data[at + len] == '\n');
 		at += len + 1;
 		check_json_line(line, len);
-		if (msg->kind == BX_MSG_TURN_EVENT)
+		if (msg->kind == BX_MSG_TURN_EVENT) {
 			check_event(&msg->turn_event);
+			check_print(&sh, &msg->turn_event);
+		}
 		bx_msg_free(msg);
 	}
 	check(err.msg[0] != '\0');
+	free(sh.last_text);
 	bx_frame_reader_free(&fr);
 	close(p[0]);
 }

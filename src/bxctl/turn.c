@@ -47,11 +47,59 @@ turn_json(FILE *fp, const char *line, size_t len)
 
 /* "model: <text>", escaped, on one line. */
 static void
-print_model(const char *text)
+print_model(FILE *fp, const char *text)
 {
-	printf("model: ");
-	escape_puts(stdout, text);
-	printf("\n");
+	fprintf(fp, "model: ");
+	escape_puts(fp, text);
+	fprintf(fp, "\n");
+}
+
+void
+turn_print_event(FILE *fp, const struct bx_turn_event *ev,
+    const char *session, const char *last_text)
+{
+	switch (ev->type) {
+	case BX_EVENT_STARTED:
+		if (strcmp(session, ev->session) != 0) {
+			fprintf(fp, "session ");
+			escape_puts(fp, ev->session);
+			fprintf(fp, "\n");
+		}
+		break;
+	case BX_EVENT_TEXT:
+		print_model(fp, ev->text);
+		break;
+	case BX_EVENT_TOOL_CALL:
+		fprintf(fp, "call ");
+		escape_puts(fp, ev->call);
+		fprintf(fp, ": ");
+		escape_puts(fp, ev->tool);
+		fprintf(fp, " ");
+		escape_puts(fp, ev->arguments);
+		fprintf(fp, "\n");
+		break;
+	case BX_EVENT_TOOL_RESULT:
+		fprintf(fp, "result ");
+		escape_puts(fp, ev->call);
+		fprintf(fp, ": %s (%s%s): ", bx_status_name(ev->status),
+		    bx_class_name(ev->class), ev->untrusted ? ", untrusted" :
+		    "");
+		escape_puts(fp, ev->content);
+		fprintf(fp, "\n");
+		break;
+	case BX_EVENT_DONE:
+		/* A reply already shown as the last text is not shown twice. */
+		if (last_text == NULL || strcmp(last_text, ev->text) != 0)
+			print_model(fp, ev->text);
+		break;
+	case BX_EVENT_ERROR:
+		fprintf(fp, "error: ");
+		escape_puts(fp, ev->text);
+		fprintf(fp, "\n");
+		break;
+	default:
+		break;
+	}
 }
 
 /* Looks the approval up on admin.sock and prints its two lines. */
@@ -125,37 +173,15 @@ on_event(struct turn_state *ts, const struct bx_turn_event *ev)
 {
 	int64_t wait;
 
+	if (ev->type != BX_EVENT_APPROVAL_PENDING)
+		turn_print_event(stdout, ev, ts->session, ts->last_text);
 	switch (ev->type) {
 	case BX_EVENT_STARTED:
-		if (strcmp(ts->session, ev->session) != 0) {
-			printf("session ");
-			escape_puts(stdout, ev->session);
-			printf("\n");
-		}
 		snprintf(ts->session, BX_ID_MAX + 1, "%s", ev->session);
 		break;
 	case BX_EVENT_TEXT:
-		print_model(ev->text);
 		free(ts->last_text);
 		ts->last_text = strdup(ev->text);
-		break;
-	case BX_EVENT_TOOL_CALL:
-		printf("call ");
-		escape_puts(stdout, ev->call);
-		printf(": ");
-		escape_puts(stdout, ev->tool);
-		printf(" ");
-		escape_puts(stdout, ev->arguments);
-		printf("\n");
-		break;
-	case BX_EVENT_TOOL_RESULT:
-		printf("result ");
-		escape_puts(stdout, ev->call);
-		printf(": %s (%s%s): ", bx_status_name(ev->status),
-		    bx_class_name(ev->class), ev->untrusted ? ", untrusted" :
-		    "");
-		escape_puts(stdout, ev->content);
-		printf("\n");
 		break;
 	case BX_EVENT_APPROVAL_PENDING:
 		print_approval(ts->opts, ev);
@@ -167,16 +193,7 @@ on_event(struct turn_state *ts, const struct bx_turn_event *ev)
 			ts->timeout_ms = wait > INT32_MAX ? INT32_MAX :
 			    (int)wait;
 		break;
-	case BX_EVENT_DONE:
-		/* A reply already shown as the last text is not shown twice. */
-		if (ts->last_text == NULL ||
-		    strcmp(ts->last_text, ev->text) != 0)
-			print_model(ev->text);
-		break;
 	case BX_EVENT_ERROR:
-		printf("error: ");
-		escape_puts(stdout, ev->text);
-		printf("\n");
 		ts->failed = true;
 		break;
 	default:

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "proto/error.h"
+#include "proto/message.h"
 #include "proto/types.h"
 
 /*
@@ -64,5 +65,14 @@ int	turn_run(const struct turn_opts *, char *session, const char *text,
  * valid JSON, and pure printable ASCII. Returns 0, or -1 if the line is not JSON.
  */
 int	turn_json(FILE *fp, const char *line, size_t len);
+
+/*
+ * Prints the line of event ev on fp (the lines above), every string in it
+ * escaped; approval_pending's block is not this function's (it asks
+ * admin.sock). session is the session already shown, and last_text the
+ * last text event's (NULL: none), which a done event does not repeat.
+ */
+void	turn_print_event(FILE *fp, const struct bx_turn_event *ev,
+	    const char *session, const char *last_text);
 
 #endif
