@@ -16,7 +16,9 @@
  *   escape_valid_utf8 agrees with an oracle written apart;
  * - escape_write prints exactly escape_string's output;
  * - escape_buf fits its buffer, and is escape_string's output or a cut of
- *   it after a whole step, ending in "...".
+ *   it after a whole step, ending in "...";
+ * - escape_problem, with the text's halves as file and problem, prints one
+ *   line the terminal may see as it is.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -76,6 +78,26 @@ check_buf(const char *s, size_t len, size_t size)
 	free(cs);
 }
 
+/* A grant file's problem, FILE:LINE: PROBLEM, from the text's two halves. */
+static void
+check_problem(const char *s, size_t len, bool has_line)
+{
+	char *file, *problem, *buf = NULL;
+	size_t blen = 0;
+	FILE *fp;
+
+	check((file = strndup(s, len / 2)) != NULL);
+	check((problem = strndup(s + len / 2, len - len / 2)) != NULL);
+	check((fp = open_memstream(&buf, &blen)) != NULL);
+	escape_problem(fp, file, has_line, 18446744073709551615u, problem);
+	check(fclose(fp) == 0);
+	check(blen > 0 && buf[blen - 1] == '\n');
+	check(fuzz_printable(buf, blen - 1));
+	free(buf);
+	free(problem);
+	free(file);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -96,5 +118,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_write(s, len, out);
 	free(out);
 	check_buf(s, len, 4 + data[0] % 64);
+	check_problem(s, len, (data[0] & 0x80) != 0);
 	return 0;
 }
