@@ -142,7 +142,7 @@ chat(const uint8_t *data, size_t size)
 {
 	struct shown sh = { "", NULL };
 	struct bx_frame_reader fr;
-	struct bx_error err;
+	struct bx_error err, said;
 	struct bx_msg *msg;
 	const char *line;
 	size_t len, at = 0;
@@ -156,6 +156,11 @@ chat(const uint8_t *data, size_t size)
 		check(at + len < size && data[at + len] == '\n');
 		at += len + 1;
 		check_json_line(line, len);
+		/* turn.c ends the turn with an error frame's words. */
+		if (msg->kind == BX_MSG_ERROR) {
+			check(peer_error(msg, "loopd", &said) == -1);
+			check(strncmp(said.msg, "loopd answered error ", 21) == 0);
+		}
 		if (msg->kind == BX_MSG_TURN_EVENT) {
 			check_event(&msg->turn_event);
 			check_print(&sh, &msg->turn_event);
