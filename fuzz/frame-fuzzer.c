@@ -9,6 +9,9 @@
  * - the reader never holds more than BX_FRAME_MAX bytes;
  * - a decoded message encodes, its encoding decodes, and encoding that
  *   again gives the same bytes (the encoded form is canonical);
+ * - the encoding means the frame's own value: every field the frame had
+ *   is there, equal, and a field the encoder adds is an absent optional
+ *   one, null (so decoding it gives the value the frame gave);
  * - a refused frame leaves the out-parameter untouched and a message.
  */
 #include <fcntl.h>
@@ -16,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "proto/frame.h"
 #include "proto/message.h"
@@ -30,6 +35,49 @@ check(int ok)
 {
 	if (!ok)
 		abort();
+}
+
+/*
+ * Whether enc, the encoding's JSON, holds the value of in, the frame's:
+ * the same fields with equal values, and null for any the frame left out.
+ */
+static bool
+same_value(json_t *in, json_t *enc)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (json_is_object(in) && json_is_object(enc)) {
+		json_object_foreach(in, key, v)
+			if (!same_value(v, json_object_get(enc, key)))
+				return false;
+		json_object_foreach(enc, key, v)
+			if (json_object_get(in, key) == NULL && !json_is_null(v))
+				return false;
+		return true;
+	}
+	if (json_is_array(in) && json_is_array(enc)) {
+		if (json_array_size(in) != json_array_size(enc))
+			return false;
+		json_array_foreach(in, i, v)
+			if (!same_value(v, json_array_get(enc, i)))
+				return false;
+		return true;
+	}
+	return enc != NULL && json_equal(in, enc);
+}
+
+static void
+check_value(const char *line, size_t len, const char *out, size_t olen)
+{
+	json_t *in, *enc;
+
+	in = json_loadb(line, len, 0, NULL);
+	enc = json_loadb(out, olen, 0, NULL);
+	check(in != NULL && enc != NULL && same_value(in, enc));
+	json_decref(in);
+	json_decref(enc);
 }
 
 static void
@@ -48,6 +96,7 @@ check_message(const char *line, size_t len)
 	/* Inputs here are far below the frame limit, so encoding must work. */
 	check(bx_msg_encode(m, &out, &olen, &err) == 0);
 	check(olen > 0 && out[olen - 1] == '\n' && strlen(out) == olen);
+	check_value(line, len, out, olen);
 	check(bx_msg_decode(out, olen - 1, &again, &err) == 0);
 	check(again->kind == m->kind);
 	check(bx_msg_is_final(again) == bx_msg_is_final(m));

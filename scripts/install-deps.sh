@@ -5,7 +5,7 @@
 #
 #   scripts/install-deps.sh            install what is missing
 #   scripts/install-deps.sh --check    exit 0 if nothing is missing, 1 if something is
-#   scripts/install-deps.sh --fuzz     also the fuzzing toolchain (clang, libFuzzer runtime)
+#   scripts/install-deps.sh --fuzz     also the fuzzing toolchain (clang, libFuzzer runtime, llvm-cov)
 #   scripts/install-deps.sh --vm       also what make check-vm needs (qemu, debootstrap, e2fsprogs)
 set -eu
 
@@ -28,7 +28,10 @@ packages="$packages curl ca-certificates openssl iproute2 nftables"
 packages="$packages uidmap acl libacl1-dev"
 # bxctl chat's prompt: line editing and a history (libedit).
 packages="$packages libedit-dev"
-fuzz_packages="clang libclang-rt-14-dev"
+# The fuzzers: clang and its runtimes (libFuzzer, the sanitizers, the
+# profile runtime of the coverage build), and llvm-14 for llvm-profdata-14
+# and llvm-cov-14, which scripts/run-fuzz.sh reports coverage with.
+fuzz_packages="clang libclang-rt-14-dev llvm-14"
 # make check-vm (tests/vm/): qemu boots a Debian 12 image that debootstrap
 # builds; mkfs.ext4 -d and debugfs move files in and out without a loop mount.
 vm_packages="qemu-system-x86 qemu-utils debootstrap e2fsprogs"

@@ -9,19 +9,106 @@
 # runs, runs per second, new inputs, corpus size and result. A reproducer
 # worth keeping goes to fuzz/regress/<name>/, which make check replays
 # (fuzz/replay.c) with the seeds.
+#
+# Then the line coverage of each harness's target files (the parser it is
+# for, as listed in targets() below): build-cov/ builds the replay driver
+# (fuzz/replay.c) with clang's source-based coverage, runs it over
+# fuzz/corpus/<name>/, fuzz/corpus-work/<name>/ and fuzz/regress/<name>/,
+# and llvm-cov reports those files alone. SECONDS 0 runs no fuzzer: only
+# the coverage of what the corpus holds.
 #   scripts/run-fuzz.sh SECONDS [FUZZER...]
 set -eu
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-fuzz"
+cov="$root/build-cov"
 cd "$root"
+
+# The files each harness is for: its coverage is theirs alone.
+targets() {
+	case "$1" in
+	toml) for f in src/toml/*.c; do
+		[ "$f" = src/toml/toml-decoder.c ] || echo "$f"
+	    done ;;
+	frame) echo src/proto/frame.c src/proto/message.c \
+	    src/proto/message_decode.c src/proto/message_encode.c \
+	    src/proto/message_console.c src/proto/message_console_codec.c ;;
+	grants) echo src/brokerd/grantfile.c src/brokerd/grants.c ;;
+	args) echo src/brokerd/args.c ;;
+	chain) echo src/proto/chain.c src/proto/chain_asks.c \
+	    src/proto/audit_scan.c src/proto/audit_record.c ;;
+	bxegress) echo src/bxegress/socks.c ;;
+	runner-result) echo src/brokerd/runner/runner_result.c \
+	    src/brokerd/runner/runner_exec.c ;;
+	fetch-result) echo src/brokerd/runner/runner_result.c \
+	    src/brokerd/runner/runner_egress.c ;;
+	model-reply) echo src/loopd/model_reply.c ;;
+	escape) echo src/bxctl/escape.c ;;
+	turn-event) echo src/bxctl/peer.c src/bxctl/turn.c \
+	    src/bxctl/jsonout.c src/bxctl/log_call.c \
+	    src/proto/message_decode.c src/proto/audit_read.c ;;
+	esac
+}
+
+# llvm-cov and llvm-profdata of clang's own version (Debian: llvm-14).
+llvm_tool() {
+	v=$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p')
+	if command -v "$1-$v" >/dev/null 2>&1; then
+		echo "$1-$v"
+	else
+		echo "$1"
+	fi
+}
+
+# One harness's corpus through its coverage build; the TOTAL line of its
+# target files, or why there is none.
+coverage() {
+	name=$1 short=${1%-fuzzer}
+	dir="$cov/profiles/$short"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	if ! ninja -C "$cov" -j2 "fuzz/$name-replay" >"$dir/build.log" 2>&1
+	then
+		echo "build failed (see $dir/build.log)"
+		return
+	fi
+	LLVM_PROFILE_FILE="$dir/%p.profraw" "$cov/fuzz/$name-replay" \
+	    "fuzz/corpus/$short" "fuzz/corpus-work/$short" \
+	    "fuzz/regress/$short" >"$dir/replay.log" 2>&1 || true
+	"$(llvm_tool llvm-profdata)" merge -sparse -o "$dir/merged.profdata" \
+	    "$dir"/*.profraw
+	"$(llvm_tool llvm-cov)" report "$cov/fuzz/$name-replay" \
+	    -instr-profile="$dir/merged.profdata" >"$dir/report.txt" 2>&1 || true
+	# Only the target files' rows count (llvm-cov's own filter by source
+	# file matches nothing when the build is in another directory).
+	# Columns: file, regions, missed, cover, functions, missed, executed,
+	# lines, missed, cover.
+	targets "$short" | tr ' ' '\n' | awk -v out="$dir/lines.txt" '
+	    NR == FNR { if ($1 != "") want[$1] = 1; next }
+	    $1 in want {
+		printf "%-40s %5d of %5d lines\n", $1, $8 - $9, $8 > out
+		lines += $8; missed += $9
+	    }
+	    END {
+		if (lines == 0) print "no coverage data"
+		else printf "%d of %d lines, %.1f%%\n", lines - missed, lines,
+		    100 * (lines - missed) / lines
+	    }' - "$dir/report.txt"
+	sed "s/^/run-fuzz: $short: /" "$dir/lines.txt" >&2
+}
 
 if [ ! -f "$build/build.ninja" ]; then
 	# Coverage for the libraries too; UBSan findings abort like ASan's.
 	CC=clang meson setup "$build" -Dtests=false -Db_sanitize=address,undefined \
 	    -Db_lundef=false -Dbuildtype=debugoptimized \
 	    "-Dc_args=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all"
+fi
+if [ ! -f "$cov/build.ninja" ]; then
+	# The replay drivers are built with the tests; only they are built.
+	CC=clang meson setup "$cov" -Dtests=true -Dbuildtype=debug \
+	    "-Dc_args=-fprofile-instr-generate -fcoverage-mapping" \
+	    "-Dc_link_args=-fprofile-instr-generate"
 fi
 
 if [ $# -gt 0 ]; then
@@ -34,35 +121,41 @@ status=0
 summary=
 mkdir -p "$build/logs"
 for name in $names; do
-	ninja -C "$build" -j2 "fuzz/$name"
 	short=${name%-fuzzer}
 	work="fuzz/corpus-work/$short"
 	log="$build/logs/$name.log"
 	mkdir -p "$work" "$build/artifacts"
-	dict=
-	[ -f "fuzz/$short.dict" ] && dict="-dict=fuzz/$short.dict"
-	echo "run-fuzz: $name for ${seconds}s (log: $log)"
-	started=$(date +%s)
 	result=clean
-	# shellcheck disable=SC2086 # $dict is one word or nothing
-	if ! "$build/fuzz/$name" -max_total_time="$seconds" $dict \
-	    -print_final_stats=1 -artifact_prefix="$build/artifacts/$name-" \
-	    "$work" "fuzz/corpus/$short" >"$log" 2>&1; then
-		tail -n 40 "$log" >&2
-		echo "run-fuzz: $name FAILED; see $build/artifacts/" >&2
-		result=FOUND
-		status=1
+	took=0
+	if [ "$seconds" -gt 0 ]; then
+		ninja -C "$build" -j2 "fuzz/$name"
+		dict=
+		[ -f "fuzz/$short.dict" ] && dict="-dict=fuzz/$short.dict"
+		echo "run-fuzz: $name for ${seconds}s (log: $log)"
+		started=$(date +%s)
+		# shellcheck disable=SC2086 # $dict is one word or nothing
+		if ! "$build/fuzz/$name" -max_total_time="$seconds" $dict \
+		    -print_final_stats=1 -artifact_prefix="$build/artifacts/$name-" \
+		    "$work" "fuzz/corpus/$short" >"$log" 2>&1; then
+			tail -n 40 "$log" >&2
+			echo "run-fuzz: $name FAILED; see $build/artifacts/" >&2
+			result=FOUND
+			status=1
+		fi
+		took=$(( $(date +%s) - started ))
+	else
+		: >"$log"
 	fi
-	took=$(( $(date +%s) - started ))
 	stat() { sed -n "s/^stat::$1: *//p" "$log" | tail -n 1; }
-	summary="$summary$(printf '%-14s %6ss %11s %8s/s %6s new %6s inputs  %s' \
+	lines=$(coverage "$name")
+	summary="$summary$(printf '%-20s %6ss %11s %8s/s %6s new %6s inputs  %-5s  %s' \
 	    "$name" "$took" "$(stat number_of_executed_units)" \
 	    "$(stat average_exec_per_sec)" "$(stat new_units_added)" \
-	    "$(ls "$work" | wc -l)" "$result")
+	    "$(ls "$work" | wc -l)" "$result" "$lines")
 "
 done
-echo "run-fuzz: summary"
-printf '%-14s %7s %11s %10s %10s %13s  %s\n' fuzzer time runs speed found \
-    corpus result
+echo "run-fuzz: summary (coverage: lines of the harness's target files)"
+printf '%-20s %7s %11s %10s %10s %13s  %-5s  %s\n' fuzzer time runs speed \
+    found corpus result coverage
 printf '%s' "$summary"
 exit $status

@@ -39,30 +39,42 @@ model_reply_free(struct model_reply *r)
 
 /*
  * Fills mc_arguments with the compact text of the object args holds, or
- * "{}" with the model's own text in mc_invalid. Fails only on memory.
+ * "{}" with the model's own text in mc_invalid. An object is held to the
+ * depth a string's text is (BX_JSON_MAX_DEPTH), since every later reader
+ * parses mc_arguments with bx_json_parse. Fails only on memory.
  */
 static int
 normalize_arguments(const json_t *args, struct model_call *mc)
 {
 	json_t *obj = NULL;
-	const char *text;
+	const char *text = "";
+	char *dumped = NULL;
 
 	if (args == NULL || json_is_null(args))
 		obj = json_object();
-	else if (json_is_object(args))
-		obj = json_incref((json_t *)args);
-	else if (json_is_string(args))	/* obj only if it holds an object */
+	else if (json_is_object(args)) {
+		if ((dumped = json_dumps(args, JSON_COMPACT |
+		    JSON_PRESERVE_ORDER)) == NULL)
+			return -1;
+		if (bx_json_depth_check(dumped, strlen(dumped),
+		    BX_JSON_MAX_DEPTH, NULL) == 0)
+			obj = json_incref((json_t *)args);
+		text = dumped;
+	} else if (json_is_string(args)) { /* obj only if it holds an object */
 		(void)bx_json_parse(json_string_value(args),
 		    json_string_length(args), &obj, NULL);
+		text = json_string_value(args);
+	}
 	if (obj != NULL) {
 		mc->mc_arguments = json_dumps(obj, JSON_COMPACT |
 		    JSON_PRESERVE_ORDER);
 		json_decref(obj);
+		free(dumped);
 		return mc->mc_arguments == NULL ? -1 : 0;
 	}
-	text = json_is_string(args) ? json_string_value(args) : "";
 	mc->mc_invalid = strdup(text);
 	mc->mc_arguments = strdup("{}");
+	free(dumped);
 	return mc->mc_invalid == NULL || mc->mc_arguments == NULL ? -1 : 0;
 }
 

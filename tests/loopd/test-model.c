@@ -124,6 +124,9 @@ test_tool_calls_as_llama_sends_them(void **state)
 	teardown(&f);
 }
 
+/* 32 arrays: inside an object, one level past BX_JSON_MAX_DEPTH. */
+#define DEEP	"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+
 static void
 test_reply_variants(void **state)
 {
@@ -151,6 +154,17 @@ test_reply_variants(void **state)
 	assert_null(r->mr_content);
 	assert_null(r->mr_finish);
 	assert_int_equal(r->mr_ncalls, 0);
+	model_reply_free(r);
+	r = NULL;
+	/*
+	 * An object nested deeper than any reader of mc_arguments takes is
+	 * kept aside like a string's (fuzz/regress/model-reply).
+	 */
+	body = "{\"choices\":[{\"message\":{\"tool_calls\":[{\"function\":"
+	    "{\"name\":\"x\",\"arguments\":{\"a\":" DEEP "}}}]}}]}";
+	assert_int_equal(model_reply_parse(body, strlen(body), &r, &err), 0);
+	assert_string_equal(r->mr_calls[0].mc_arguments, "{}");
+	assert_string_equal(r->mr_calls[0].mc_invalid, "{\"a\":" DEEP "}");
 	model_reply_free(r);
 }
 

@@ -369,9 +369,8 @@ out:
 	return rc;
 }
 
-/* One report line: logged, and kept if it says why a fetch failed. */
-static void
-take_line(struct egress_call *e, char *line, struct egress_report *r)
+void
+egress_report_line(char *line, struct egress_report *r)
 {
 	const char *sp;
 	char *p;
@@ -379,11 +378,6 @@ take_line(struct egress_call *e, char *line, struct egress_report *r)
 	for (p = line; *p != '\0'; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 			*p = '?';
-	if (!e->ec_quiet)
-		runner_say(e->ec_rs, "runner: call %" PRIu64 ": egress: %s%s",
-	    e->ec_seq, line, strncmp(line, "refused ", 8) == 0 ||
-	    strncmp(line, "limit ", 6) == 0 ? "; " EGRESS_REFUSED_RUNBOOK :
-	    "");
 	if (strncmp(line, "limit ", 6) == 0) {
 		r->er_limit = strtoll(line + 6, NULL, 10);
 		return;
@@ -395,6 +389,18 @@ take_line(struct egress_call *e, char *line, struct egress_report *r)
 	if (asprintf(&r->er_refusal, "egress refused %.*s: %s",
 	    (int)(sp - (line + 8)), line + 8, sp + 1) == -1)
 		r->er_refusal = NULL;
+}
+
+/* One report line: kept if it says why a fetch failed, and logged. */
+static void
+take_line(struct egress_call *e, char *line, struct egress_report *r)
+{
+	egress_report_line(line, r);
+	if (!e->ec_quiet)
+		runner_say(e->ec_rs, "runner: call %" PRIu64 ": egress: %s%s",
+	    e->ec_seq, line, strncmp(line, "refused ", 8) == 0 ||
+	    strncmp(line, "limit ", 6) == 0 ? "; " EGRESS_REFUSED_RUNBOOK :
+	    "");
 }
 
 static void

@@ -59,6 +59,13 @@ void	egress_finish(struct egress_call *, struct egress_report *ret);
 void	egress_free(struct egress_call *);
 
 /*
+ * One line of the proxy's report (NUL-terminated, no newline) into r: its
+ * bytes outside printable ASCII become '?' in place, "limit N" sets
+ * er_limit, and "refused HOST:PORT REASON" replaces er_refusal.
+ */
+void	egress_report_line(char *line, struct egress_report *r);
+
+/*
  * The start-up check: a proxy for the view's call directory (made and
  * removed here) answers a SOCKS5 greeting and refuses a name outside its
  * one pattern, without any lookup or connection.

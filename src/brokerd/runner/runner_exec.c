@@ -120,29 +120,33 @@ time_up(const struct watch *w)
 	    l->el_timeout_ms;
 }
 
-/*
- * Whether stderr now holds EXEC_STARTED_LINE at the start of a line. Only
- * what arrived since the last look is searched, with the few bytes before
- * it where a line split between two reads may begin.
- */
+bool
+exec_find_started(const char *err, size_t len, size_t scanned)
+{
+	const char *p, *end = err + len, *hit;
+	size_t n = strlen(EXEC_STARTED_LINE);
+
+	p = err + (scanned >= n ? scanned - n + 1 : 0);
+	for (; (hit = memmem(p, (size_t)(end - p), EXEC_STARTED_LINE, n)) !=
+	    NULL; p = hit + 1)
+		if (hit == err || hit[-1] == '\n')
+			return true;
+	return false;
+}
+
+/* Whether stderr now holds EXEC_STARTED_LINE: its clock starts then. */
 static void
 look_for_start(struct watch *w)
 {
 	struct exec_outcome *o = w->w_o;
-	const char *p, *end = o->eo_err + o->eo_err_len, *hit;
-	size_t len = strlen(EXEC_STARTED_LINE);
 
 	if (w->w_lim->el_start_timeout_ms == 0 || o->eo_started)
 		return;
-	p = o->eo_err + (w->w_scanned >= len ? w->w_scanned - len + 1 : 0);
+	if (exec_find_started(o->eo_err, o->eo_err_len, w->w_scanned)) {
+		o->eo_started = true;
+		w->w_tool_ms = bx_clock_mono_ms();
+	}
 	w->w_scanned = o->eo_err_len;
-	for (; (hit = memmem(p, (size_t)(end - p), EXEC_STARTED_LINE, len)) !=
-	    NULL; p = hit + 1)
-		if (hit == o->eo_err || hit[-1] == '\n') {
-			o->eo_started = true;
-			w->w_tool_ms = bx_clock_mono_ms();
-			return;
-		}
 }
 
 /* The wait of one poll: until the next deadline that applies. */

@@ -138,6 +138,14 @@ int	exec_supervise(struct exec_child *, const struct exec_limits *,
 void	exec_outcome_clear(struct exec_outcome *);
 
 /*
+ * Whether err[0..len) holds EXEC_STARTED_LINE at the start of a line. Only
+ * what came after the first scanned bytes is searched, with the few bytes
+ * before it where a line split between two reads may begin; scanned is
+ * what an earlier search (which found nothing) saw.
+ */
+bool	exec_find_started(const char *err, size_t len, size_t scanned);
+
+/*
  * Runs argv (a runtime's helper command: podman rm, podman ps) with stdout
  * read into *ret_out (at most max bytes, NUL-terminated; NULL: discarded)
  * and stderr discarded, within timeout_ms; returns its wait status, or -1.

@@ -381,8 +381,10 @@ tool_result(const struct result_input *in, const struct status *st,
 	if (strncmp(st->st_final, "failed ", 7) == 0)
 		return set(r, RUN_FAILED, valid_utf8(st->st_final + 7,
 		    strlen(st->st_final + 7)), false, err);
-	if (strcmp(st->st_final, "ok") == 0 ||
-	    strcmp(st->st_final, "truncated") == 0) {
+	/* http_fetch's body has its own status, and must be UTF-8 as is. */
+	if (in->ri_tool != BX_TOOL_HTTP_FETCH &&
+	    (strcmp(st->st_final, "ok") == 0 ||
+	    strcmp(st->st_final, "truncated") == 0)) {
 		text = output(in, &cut);
 		return set(r, RUN_OK, text, cut ||
 		    strcmp(st->st_final, "truncated") == 0, err);

@@ -167,6 +167,16 @@ test_http_fetch(void **state)
 	expect(shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, "x", 1,
 	    STARTED "bxtool: http 200 later\n", false, 100), RUN_FAILED,
 	    "the tool ended without a status: bwrap exited 0", false);
+	/*
+	 * Nor is a file tool's "ok" (fuzz/regress/runner-result): the body
+	 * would come back U+FFFD'd, past the rule that it be UTF-8.
+	 */
+	expect(shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, "caf\xe9", 4,
+	    STARTED "bxtool: ok\n", false, 100), RUN_FAILED,
+	    "the tool ended without a status: bwrap exited 0", false);
+	expect(shape(BX_TOOL_HTTP_FETCH, EXEC_EXITED, "x", 1,
+	    STARTED "bxtool: truncated\n", false, 100), RUN_FAILED,
+	    "the tool ended without a status: bwrap exited 0", false);
 }
 
 static void

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+# seeds.py: writes the first seeds of the harnesses added for issue 33
+# (runner-result, fetch-result, model-reply, escape, turn-event) and the
+# console kinds frame-fuzzer had no seed for, from real shapes: bxtool's
+# status lines (src/bxtool/status.c), the runtimes' own words, the bodies
+# llama-server sent (../shared/notes/llama-server-shapes.md) and the
+# fixtures under tests/fixtures. Run once from the top of the tree; what
+# fuzzing adds is merged into the same folders with -merge=1.
+import os
+import struct
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+corpus = os.path.join(root, "fuzz", "corpus")
+fixtures = os.path.join(root, "tests", "fixtures")
+
+
+def put(name, seed, data):
+    d = os.path.join(corpus, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, seed), "wb") as f:
+        f.write(data)
+
+
+def piece(b):
+    return struct.pack("<H", len(b)) + b
+
+
+READ, WRITE, SHELL, FETCH = 0, 1, 2, 3
+EXITED, TIMED_OUT, CAPPED, HUNG_UP = 0, 1, 2, 3
+STARTED = b"bxtool: started\n"
+
+
+def final(word):
+    return STARTED + b"\nbxtool: " + word + b"\n"
+
+
+# runner-result: tool, end|oom<<2|lost<<3|fill<<4, limit index, wait
+# status, then stdout and stderr.
+def run(seed, tool, out, err, end=EXITED, flags=0, limit=0, wait=0):
+    put("runner-result", seed, bytes([tool, end | flags, limit, wait]) +
+        piece(out) + piece(err))
+
+
+run("shell-ok", SHELL, b"total 0\nnotes\n", final(b"exit 0"))
+run("shell-exit-2", SHELL, b"ls: cannot access 'x'\n", final(b"exit 2"))
+run("shell-signal", SHELL, b"partial", final(b"signal 9"))
+run("shell-no-newline", SHELL, b"no newline at the end", final(b"exit 1"))
+run("shell-invalid-utf8", SHELL, b"caf\xc3\xa9 \xff\xfe \xe2\x82", final(b"exit 0"))
+run("shell-nul-esc", SHELL, b"a\x00b\x1b[31mred\x1b[0m\r\n", final(b"exit 0"))
+run("shell-stray-stderr", SHELL, b"out",
+    b"warning: something\n" + STARTED + b"noise on stderr\n\nbxtool: exit 3\n")
+run("read-ok", READ, "# Notes\ncafé ☕ 日本語\n".encode(), final(b"ok"))
+run("read-truncated", READ, b"x" * 200, final(b"truncated"))
+run("read-failed", READ, b"",
+    final(b"failed cannot open /home/kyle/x: No such file or directory"))
+run("write-ok", WRITE, b"", final(b"ok"))
+run("podman-not-started", READ, b"",
+    b"Error: crun: executable file `/.boxmaker/bxtool` not found in $PATH: "
+    b"No such file or directory: OCI runtime attempted to invoke a command "
+    b"that was not found\n", wait=125)
+run("bwrap-not-started", SHELL, b"",
+    b"bwrap: Can't mount proc on /newroot/proc: Operation not permitted\n",
+    wait=1)
+run("not-started-latin1", SHELL, b"", b"bwrap: Can't find source path /home/k\xe9\xe9: No such file\n")
+run("timed-out", SHELL, b"working...\n", STARTED, end=TIMED_OUT)
+run("start-timed-out", SHELL, b"", b"", end=TIMED_OUT)
+run("hung-up", SHELL, b"", STARTED, end=HUNG_UP)
+run("oom", SHELL, b"", STARTED, flags=4, wait=0x89)
+run("err-lost", SHELL, b"out", STARTED + b"x" * 100, flags=8)
+run("capped-fill", SHELL, "日本".encode(), STARTED, end=CAPPED, flags=0x20)
+run("capped-split", READ, "é".encode(), STARTED, end=CAPPED, flags=0x10, limit=2)
+run("ok-past-limit", READ, "☕".encode(), final(b"ok"), flags=0x20, limit=1)
+run("escapes-fill-frame", READ, b"\x01\"\\", final(b"ok"), flags=0x10, limit=7)
+run("no-status", READ, b"", STARTED, wait=0x8b)
+run("no-status-exit", READ, b"", STARTED + b"\n", wait=1)
+run("fetch-200", FETCH, b"<html>hello</html>", final(b"http 200"))
+run("fetch-404", FETCH, b"Not Found", final(b"http 404"))
+run("fetch-truncated", FETCH, b"0123456789" * 120, final(b"http 200 truncated"), limit=0)
+run("fetch-failed", FETCH, b"",
+    final(b"failed curl: (97) Can't complete SOCKS5 connection to example.com. (2)"))
+run("fetch-binary", FETCH, b"\x89PNG\r\n\x1a\n\x00\x00", final(b"http 200"))
+run("start-split", SHELL, b"", b"x\nbxtool: sta" + b"rted\n\nbxtool: ok\n", wait=5)
+
+
+# fetch-result: limit index|capped<<6|signal<<7, the body, bxtool's
+# stderr, the egress report.
+def fetch(seed, body, err, report=b"", b0=0):
+    put("fetch-result", seed, bytes([b0]) + piece(body) + piece(err) +
+        piece(report))
+
+
+fetch("ok-200", b'{"ok":true}', final(b"http 200"),
+      b"allowed example.com:443\n")
+fetch("ok-204-empty", b"", final(b"http 204"))
+fetch("redirected-301", b"", final(b"http 301"))
+fetch("not-found", "<h1>Not Found</h1> é".encode(), final(b"http 404"))
+fetch("server-error-long", b"E" * 2000, final(b"http 500"))
+fetch("truncated", b"a" * 1024, final(b"http 200 truncated"))
+fetch("truncated-split", b"a" * 1023 + "é".encode(), final(b"http 200 truncated"))
+fetch("not-utf8", b"\xff\xfe\x00", final(b"http 200"))
+fetch("curl-failed", b"",
+      final(b"failed curl: (35) OpenSSL SSL_connect: Connection reset by peer"))
+fetch("refused", b"",
+      final(b"failed curl: (97) Can't complete SOCKS5 connection to evil.example. (2)"),
+      b"refused evil.example:443 not in the grant's hosts\n")
+fetch("refused-address", b"",
+      final(b"failed curl: (97) Can't complete SOCKS5 connection"),
+      b"allowed example.com:443\nrefused example.com:443 resolves to 127.0.0.1, "
+      b"a local address\n")
+fetch("limit", b"a" * 100, final(b"http 200"),
+      b"allowed example.com:443\nlimit 10485760\n")
+fetch("report-controls", b"", final(b"failed curl: (6)"),
+      b"refused \x1b[31mhost\xc3\xa9:443 \x00reason\nlimit -5\nlimit\nrefused nospace\n")
+fetch("http-words", b"x", final(b"http 200 words"))
+fetch("http-overflow", b"x", final(b"http 99999999999"))
+fetch("no-status", b"body", STARTED)
+
+
+# model-reply: the bodies llama-server sent, and the shapes the notes list.
+def body(seed, text):
+    put("model-reply", seed, text.encode())
+
+
+body("tool-call", '{"choices":[{"finish_reason":"tool_calls","index":0,"message":{"role":"assistant","content":"","tool_calls":[{"type":"function","function":{"name":"clock","arguments":"{\\n}"},"id":"0wP89PygB3OQv0M3nEdOdAg1tDkrWr8O"}]}}],"created":1796181416,"model":"tiny-toolcall.gguf","system_fingerprint":"b18-81ff7abe5","object":"chat.completion","usage":{"completion_tokens":15,"prompt_tokens":277,"total_tokens":292,"prompt_tokens_details":{"cached_tokens":0}},"id":"chatcmpl-pi2ykDkd6lsCcEqYteN2aQou4OKIqugr","timings":{"cache_n":0,"prompt_n":277,"prompt_ms":8.592,"prompt_per_token_ms":0.031018050541516247,"prompt_per_second":32239.292364990688,"predicted_n":15,"predicted_ms":33.702,"predicted_per_token_ms":2.2468,"predicted_per_second":445.0774434751647}}')
+body("find-tool", '{"choices":[{"finish_reason":"tool_calls","index":0,"message":{"role":"assistant","content":"","tool_calls":[{"type":"function","function":{"name":"find_tool","arguments":"{\\"query\\":\\"\\" }"},"id":"qwrO686A2rlE5YxB00VCrrqzs0E8G8Jj"}]}}],"created":1796181452,"model":"tiny-toolcall.gguf","object":"chat.completion","usage":{"completion_tokens":20,"prompt_tokens":552,"total_tokens":572}}')
+body("call-tool-nested", '{"choices":[{"finish_reason":"tool_calls","index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"type":"function","function":{"name":"call_tool","arguments":"{\\"name\\": \\"read_file\\",\\"arguments\\" : {\\"path\\":\\"/etc/hostname\\"}}"},"id":"a"},{"type":"function","function":{"name":"clock","arguments":{}},"id":"b"}]}}]}')
+body("text", '{"choices":[{"finish_reason":"stop","index":0,"message":{"role":"assistant","content":"I called clock, find_tool and call_tool; their results are above."}}],"created":1796181452,"model":"tiny-toolcall.gguf","object":"chat.completion","usage":{"completion_tokens":17,"prompt_tokens":881,"total_tokens":898}}')
+body("length-content", '{"choices":[{"finish_reason":"length","index":0,"message":{"role":"assistant","content":"<tool_call>\\n\\n {\\"name\\":\\"clock"}}],"usage":{"completion_tokens":6}}')
+body("length-args", '{"choices":[{"finish_reason":"length","index":0,"message":{"role":"assistant","content":"","tool_calls":[{"type":"function","function":{"name":"clock","arguments":"{"},"id":"pWTVRyQ6IDMsaPKB2icysdinXW50l9cC"}]}}]}')
+body("args-array", '{"choices":[{"message":{"tool_calls":[{"function":{"name":"x","arguments":"[1,2]"}},{"function":{"name":"y","arguments":null}},{"function":{"name":"z"}}]}}]}')
+body("args-dup", '{"choices":[{"message":{"tool_calls":[{"function":{"name":"x","arguments":"{\\"a\\":1,\\"a\\":2}"}}]}}]}')
+body("args-deep-string", '{"choices":[{"message":{"tool_calls":[{"function":{"name":"x","arguments":"' + '{\\"a\\":' * 40 + '1' + '}' * 40 + '"}}]}}]}')
+body("error-400", '{"error":{"code":400,"message":"request (5273 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5273,"n_ctx":4096}}')
+body("error-500", '{"error":{"code":500,"message":"[json.exception.parse_error.101] parse error at line 1, column 33: syntax error while parsing value - unexpected end of input; expected \'[\', \'{\', or a literal","type":"server_error"}}')
+body("no-choices", '{"choices":[],"usage":{"completion_tokens":1}}')
+body("bad-content", '{"choices":[{"message":{"content":123}}]}')
+body("chunk", 'data: {"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],"object":"chat.completion.chunk"}\n\ndata: [DONE]\n\n')
+
+
+# escape: the first byte is escape_buf's size, then the text.
+def esc(seed, text):
+    put("escape", seed, bytes([12]) + text)
+
+
+esc("ascii", b"Hello from the tiny test model.")
+esc("csi", b"\x1b[31mred\x1b[0m \x1b]0;title\x07 \x1b[2J")
+esc("c0", bytes(range(0, 32)) + b"\x7f")
+esc("c1", "\u0080\u0085\u009b\u009f".encode())
+esc("bidi", "\u202a\u202b\u202c\u202d\u202e \u2066\u2067\u2068\u2069 \u200e\u200f\u061c".encode())
+esc("zero-width", "a\u200bb\u200cc\u200dd\u2060e\ufefff\u2061\u2064\u2028\u2029".encode())
+esc("invalid", b"\x80\xbf\xc0\xaf\xc2\xe0\x80\xaf\xed\xa0\x80\xf4\x90\x80\x80\xf8\xff")
+esc("cut-sequence", "日本語".encode()[:-1])
+esc("mixed", "café ☕ 𝄞 \u0301 \t\n\r".encode())
+esc("newline", b"line one\nline two\n")
+esc("nul", b"a\x00b")
+
+
+# turn-event: 0 and loopd's frames, or 1 and one audit line.
+def msgs(*names):
+    data = b""
+    for n in names:
+        with open(os.path.join(fixtures, "messages", n + ".jsonl"), "rb") as f:
+            data += f.read().rstrip(b"\n") + b"\n"
+    return data
+
+
+events = ["turn_event-started", "turn_event-text", "turn_event-tool_call",
+          "turn_event-approval_pending", "turn_event-tool_result",
+          "turn_event-done"]
+put("turn-event", "chat-turn", b"\x00" + msgs(*events))
+for e in events + ["turn_event-error", "error"]:
+    put("turn-event", "chat-" + e, b"\x00" + msgs(e))
+put("turn-event", "chat-partial", b"\x00" + msgs("turn_event-text")[:-20])
+put("turn-event", "chat-escapes", b"\x00" + b'{"kind":"turn_event","final":false,'
+    b'"type":"text","text":"\\u001b[2J\xe2\x80\xae\\u007f\xc2\x9b"}\n')
+for n in sorted(os.listdir(os.path.join(fixtures, "audit-records"))):
+    with open(os.path.join(fixtures, "audit-records", n), "rb") as f:
+        put("turn-event", "log-" + n.split(".")[0],
+            b"\x01" + f.read().rstrip(b"\n"))
+
+# frame: the console kinds (issue 25) had no seed.
+for n in sorted(os.listdir(os.path.join(fixtures, "messages"))):
+    dst = os.path.join(corpus, "frame", n)
+    if not os.path.exists(dst):
+        with open(os.path.join(fixtures, "messages", n), "rb") as f:
+            put("frame", n, f.read())
