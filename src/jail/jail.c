@@ -144,15 +144,18 @@ run_map_tool(const char *tool, pid_t pid, unsigned own, unsigned jail,
 static int
 write_maps(const struct jail_spec *spec, pid_t pid, struct bx_error *err)
 {
-	if (spec->js_uid == 0)
-		return write_map(pid, "uid_map", spec->js_uid,
-		    spec->js_id.ji_uid, err) == -1 ||
-		    write_map(pid, "gid_map", spec->js_gid,
-		    spec->js_id.ji_gid, err) == -1 ? -1 : 0;
-	return run_map_tool(spec->js_newuidmap, pid, spec->js_uid,
-	    spec->js_id.ji_uid, err) == -1 ||
-	    run_map_tool(spec->js_newgidmap, pid, spec->js_gid,
-	    spec->js_id.ji_gid, err) == -1 ? -1 : 0;
+	if (spec->js_uid == 0) {
+		if (write_map(pid, "uid_map", spec->js_uid,
+		    spec->js_id.ji_uid, err) == -1)
+			return -1;
+		return write_map(pid, "gid_map", spec->js_gid,
+		    spec->js_id.ji_gid, err);
+	}
+	if (run_map_tool(spec->js_newuidmap, pid, spec->js_uid,
+	    spec->js_id.ji_uid, err) == -1)
+		return -1;
+	return run_map_tool(spec->js_newgidmap, pid, spec->js_gid,
+	    spec->js_id.ji_gid, err);
 }
 
 /* The child's report, to its end; returns whether it said anything. */

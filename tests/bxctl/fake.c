@@ -22,6 +22,7 @@
 #include "proto/frame.h"
 #include "proto/unixsock.h"
 #include "fake.h"
+#include "run.h"
 
 /* Generous: nothing here is timed, these only stop a stuck test. */
 #define FAKE_IO_TIMEOUT_MS	30000
@@ -402,4 +403,33 @@ fake_stop(struct fake *f)
 	pthread_mutex_destroy(&f->mu);
 	pthread_cond_destroy(&f->cv);
 	free(f);
+}
+
+int
+fake_pair_setup(void **state)
+{
+	struct fake_pair *e;
+
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		abort();
+	e->dir = run_tempdir();
+	snprintf(e->admin_sock, sizeof(e->admin_sock), "%s/admin.sock",
+	    e->dir);
+	snprintf(e->loop_sock, sizeof(e->loop_sock), "%s/loop.sock", e->dir);
+	e->admin = fake_admin_start(e->admin_sock);
+	e->loop = fake_loop_start(e->loop_sock, e->admin);
+	*state = e;
+	return 0;
+}
+
+int
+fake_pair_teardown(void **state)
+{
+	struct fake_pair *e = *state;
+
+	fake_stop(e->loop);
+	fake_stop(e->admin);
+	run_rmdir(e->dir);
+	free(e);
+	return 0;
 }

@@ -45,4 +45,20 @@ const char	*fake_received(struct fake *, size_t i);
 
 void		 fake_stop(struct fake *);
 
+/*
+ * An admin fake and a loop fake on admin.sock and loop.sock in a new temp
+ * directory, for tests that run bxctl against both: as cmocka setup and
+ * teardown, the pair is *state.
+ */
+struct fake_pair {
+	char		*dir;
+	char		 admin_sock[512];
+	char		 loop_sock[512];
+	struct fake	*admin;
+	struct fake	*loop;
+};
+
+int		 fake_pair_setup(void **state);
+int		 fake_pair_teardown(void **state);
+
 #endif

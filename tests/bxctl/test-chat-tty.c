@@ -38,44 +38,8 @@
 /* How long the test waits for a fake to see what bxctl did. */
 #define FAKE_WAIT_MS	20000
 
-struct env {
-	char		*dir;
-	char		 admin_sock[512];
-	char		 loop_sock[512];
-	struct fake	*admin;
-	struct fake	*loop;
-};
-
-static int
-setup(void **state)
-{
-	struct env *e = calloc(1, sizeof(*e));
-
-	assert_non_null(e);
-	e->dir = run_tempdir();
-	snprintf(e->admin_sock, sizeof(e->admin_sock), "%s/admin.sock",
-	    e->dir);
-	snprintf(e->loop_sock, sizeof(e->loop_sock), "%s/loop.sock", e->dir);
-	e->admin = fake_admin_start(e->admin_sock);
-	e->loop = fake_loop_start(e->loop_sock, e->admin);
-	*state = e;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct env *e = *state;
-
-	fake_stop(e->loop);
-	fake_stop(e->admin);
-	run_rmdir(e->dir);
-	free(e);
-	return 0;
-}
-
 static void
-start(struct env *e, struct pty *p)
+start(struct fake_pair *e, struct pty *p)
 {
 	const char *args[] = { "chat", "--loop-socket", e->loop_sock,
 	    "--admin-socket", e->admin_sock, NULL };
@@ -106,7 +70,7 @@ await_received(struct fake *f, const char *line)
 
 /* The history file's text, or NULL. */
 static char *
-history(struct env *e)
+history(struct fake_pair *e)
 {
 	char path[1024], *text;
 	FILE *fp;
@@ -130,7 +94,7 @@ static void
 test_streams_with_status_and_compact_lines(void **state)
 {
 	char result[2200];
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	struct pty p;
 	size_t at;
 	char *hist;
@@ -186,7 +150,7 @@ test_streams_with_status_and_compact_lines(void **state)
 static void
 test_ctrl_c_stops_the_turn_then_ends_the_chat(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	struct pty p;
 
 	fake_loop_script(e->loop, STARTED);
@@ -212,7 +176,7 @@ test_approval_answer_not_in_history(void **state)
 {
 	char pending[512], list[2048], created[BX_TIME_LEN + 1];
 	char expires[BX_TIME_LEN + 1];
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	int64_t now = show_now();
 	struct pty p;
 	char *hist;
@@ -257,13 +221,13 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
-		    test_streams_with_status_and_compact_lines, setup,
-		    teardown),
+		    test_streams_with_status_and_compact_lines, fake_pair_setup,
+		    fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_ctrl_c_stops_the_turn_then_ends_the_chat, setup,
-		    teardown),
+		    test_ctrl_c_stops_the_turn_then_ends_the_chat, fake_pair_setup,
+		    fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_approval_answer_not_in_history, setup, teardown),
+		    test_approval_answer_not_in_history, fake_pair_setup, fake_pair_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,42 +38,6 @@
 	"\xe2\x81\xa9 \\u2067 " \
 	"a\xe2\x80\x8b" "b\\u200c\\u200d\\u200e\\u200f \xef\xbb\xbf\\ufeff"
 
-struct env {
-	char		*dir;
-	char		 admin_sock[512];
-	char		 loop_sock[512];
-	struct fake	*admin;
-	struct fake	*loop;
-};
-
-static int
-setup(void **state)
-{
-	struct env *e = calloc(1, sizeof(*e));
-
-	assert_non_null(e);
-	e->dir = run_tempdir();
-	snprintf(e->admin_sock, sizeof(e->admin_sock), "%s/admin.sock",
-	    e->dir);
-	snprintf(e->loop_sock, sizeof(e->loop_sock), "%s/loop.sock", e->dir);
-	e->admin = fake_admin_start(e->admin_sock);
-	e->loop = fake_loop_start(e->loop_sock, e->admin);
-	*state = e;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct env *e = *state;
-
-	fake_stop(e->loop);
-	fake_stop(e->admin);
-	run_rmdir(e->dir);
-	free(e);
-	return 0;
-}
-
 static void
 assert_clean(const struct run_result *res)
 {
@@ -98,7 +62,7 @@ lines(const char *s)
 }
 
 static void
-approvals_list(struct env *e, const char *tool, const char *arguments)
+approvals_list(struct fake_pair *e, const char *tool, const char *arguments)
 {
 	char created[BX_TIME_LEN + 1], expires[BX_TIME_LEN + 1], list[8192];
 	int64_t now = show_now();
@@ -120,7 +84,7 @@ approvals_list(struct env *e, const char *tool, const char *arguments)
 static void
 test_approvals_arguments_are_data(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	const char *args[] = { "approvals", "--admin-socket", e->admin_sock,
 	    NULL };
 	struct run_result res;
@@ -151,7 +115,7 @@ test_approvals_arguments_are_data(void **state)
 static void
 test_invalid_utf8_frame(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	const char *args[] = { "approvals", "--admin-socket", e->admin_sock,
 	    NULL };
 	struct run_result res;
@@ -183,7 +147,7 @@ test_invalid_utf8_frame(void **state)
 static void
 test_grants_and_errors_are_data(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	const char *grants[] = { "grants", "check", "--admin-socket",
 	    e->admin_sock, NULL };
 	const char *refuse[] = { "refuse", "41", "--admin-socket",
@@ -214,7 +178,7 @@ test_grants_and_errors_are_data(void **state)
 
 /* A turn whose every string is hostile; wait: hold it for the answer. */
 static void
-script_hostile_turn(struct env *e, bool wait)
+script_hostile_turn(struct fake_pair *e, bool wait)
 {
 	fake_loop_script(e->loop, "{\"kind\":\"turn_event\",\"final\":false,"
 	    "\"type\":\"started\",\"session\":\"chat-1758200000000\"}");
@@ -239,7 +203,7 @@ script_hostile_turn(struct env *e, bool wait)
 static void
 test_chat_events_are_data(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	const char *args[] = { "chat", "--loop-socket", e->loop_sock,
 	    "--admin-socket", e->admin_sock, NULL };
 	struct run_result res;
@@ -264,7 +228,7 @@ test_chat_events_are_data(void **state)
 static void
 test_chat_json_events_are_data(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	const char *json[] = { "chat", "--json", "--loop-socket", e->loop_sock,
 	    NULL };
 	struct run_result res;
@@ -285,15 +249,15 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
-		    test_approvals_arguments_are_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_invalid_utf8_frame, setup,
-		    teardown),
+		    test_approvals_arguments_are_data, fake_pair_setup, fake_pair_teardown),
+		cmocka_unit_test_setup_teardown(test_invalid_utf8_frame, fake_pair_setup,
+		    fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_grants_and_errors_are_data, setup, teardown),
+		    test_grants_and_errors_are_data, fake_pair_setup, fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_chat_events_are_data,
-		    setup, teardown),
+		    fake_pair_setup, fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_chat_json_events_are_data,
-		    setup, teardown),
+		    fake_pair_setup, fake_pair_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,23 +102,6 @@ read_some(int fd, char *buf, size_t len)
 }
 
 static int
-write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = send(fd, buf, len, MSG_NOSIGNAL);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int
 send_response(int fd, int status, const char *body)
 {
 	char head[256];
@@ -129,9 +112,9 @@ send_response(int fd, int status, const char *body)
 	    "Content-Length: %zu\r\nServer: fake-llama\r\n"
 	    "Connection: close\r\n\r\n", status,
 	    status == 200 ? "OK" : "Error", strlen(body));
-	if (write_all(fd, head, (size_t)n) == -1)
+	if (fake_send_all(fd, head, (size_t)n) == -1)
 		return -1;
-	return write_all(fd, body, strlen(body));
+	return fake_send_all(fd, body, strlen(body));
 }
 
 /* The value of header name in head, or NULL; copied into buf. */
@@ -211,7 +194,7 @@ read_request(int fd, struct http_request *req)
 	}
 	if (header(head, "Expect", value, sizeof(value)) != NULL &&
 	    strcasecmp(value, "100-continue") == 0 &&
-	    write_all(fd, "HTTP/1.1 100 Continue\r\n\r\n", 25) == -1) {
+	    fake_send_all(fd, "HTTP/1.1 100 Continue\r\n\r\n", 25) == -1) {
 		free(head);
 		return -1;
 	}

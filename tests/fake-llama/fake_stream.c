@@ -177,8 +177,8 @@ fake_stream_split(const char *text)
 	return chunks;
 }
 
-static int
-send_all(int fd, const char *buf, size_t len)
+int
+fake_send_all(int fd, const char *buf, size_t len)
 {
 	ssize_t n;
 
@@ -203,7 +203,7 @@ send_chunk(int fd, const char *data, size_t len)
 
 	if ((n = asprintf(&buf, "%zx\r\n%.*s\r\n", len, (int)len, data)) == -1)
 		return -1;
-	r = send_all(fd, buf, (size_t)n);
+	r = fake_send_all(fd, buf, (size_t)n);
 	free(buf);
 	return r;
 }
@@ -257,7 +257,7 @@ fake_stream_send(int fd, const json_t *chunks, bool stall, int chunk_ms,
 	int one = 1;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (send_all(fd, head, sizeof(head) - 1) == -1)
+	if (fake_send_all(fd, head, sizeof(head) - 1) == -1)
 		return -1;
 	json_array_foreach(chunks, i, c) {
 		if ((i > 0 && !pace(stop_fd, chunk_ms)) ||
@@ -269,7 +269,7 @@ fake_stream_send(int fd, const json_t *chunks, bool stall, int chunk_ms,
 		stall_until(fd, stop_fd, max_ms);
 		return 0;
 	}
-	return send_all(fd, "0\r\n\r\n", 5);
+	return fake_send_all(fd, "0\r\n\r\n", 5);
 }
 
 int

@@ -23,6 +23,9 @@
 
 #include <jansson.h>
 
+/* Sends all len bytes of buf on fd (EINTR and short sends); 0 or -1. */
+int	fake_send_all(int fd, const char *buf, size_t len);
+
 /* Whether the request body asks for a stream. */
 bool	fake_stream_wanted(const char *request_body);
 
