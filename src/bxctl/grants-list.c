@@ -157,6 +157,21 @@ problems(const struct bx_grant_list *l, bool json)
 		    "docs/runbook.md#grants-invalid\n");
 }
 
+/*
+ * The ID column is as wide as the longest id, so the ids bxctl approve
+ * --for writes (approved-read-file-12) are not cut on a wide terminal.
+ */
+static size_t
+id_width(const struct bx_grant_list *l, size_t least)
+{
+	size_t i, w = least;
+
+	for (i = 0; i < l->ngrants; i++)
+		if (table_chars(l->grants[i].id) > w)
+			w = table_chars(l->grants[i].id);
+	return w;
+}
+
 static int
 list(const char *path, bool json)
 {
@@ -178,6 +193,7 @@ list(const char *path, bool json)
 	    &err) == -1)
 		return cli_fail("%s", err.msg);
 	l = &answer->grant_list;
+	cols[C_ID].pref = id_width(l, cols[C_ID].pref);
 	table_open(&t, stdout);
 	table_layout(&t, cols, NCOLS);
 	if (!json && l->ngrants > 0)

@@ -208,6 +208,25 @@ test_grants_list(void **state)
 	    " secret     secret        no         "));
 	run_result_free(&res);
 
+	/*
+	 * An id longer than the column's 16 (bxctl approve --for writes
+	 * them) widens it, on a terminal's width too.
+	 */
+	fake_admin_reply(e->admin, "list_grants", "{\"kind\":\"grant_list\","
+	    "\"grants\":[{\"id\":\"approved-read-file-12\",\"tool\":"
+	    "\"read_file\",\"mode\":\"auto\",\"max_taint\":\"secret\","
+	    "\"result_class\":\"private\",\"untrusted\":false,\"expires\":"
+	    "\"2020-01-01T00:00:00.000Z\",\"paths\":[\"/a\"],\"hosts\":[]}],"
+	    "\"problems\":[]}");
+	setenv("COLUMNS", "160", 1);
+	run(e, &res, "grants", "list", NULL, NULL);
+	unsetenv("COLUMNS");
+	assert_int_equal(res.status, 0);
+	assert_starts(res.out, "ID                     TOOL        MODE  ");
+	assert_non_null(strstr(res.out, "\napproved-read-file-12  read_file   "
+	    "auto  "));
+	run_result_free(&res);
+
 	/* Problems: listed with their line, and exit 1. */
 	fake_admin_reply(e->admin, "list_grants", "{\"kind\":\"grant_list\","
 	    "\"grants\":[],\"problems\":[{\"file\":\"/g/x.toml\",\"line\":3,"
