@@ -285,6 +285,7 @@ cgroup_call_new(struct cgroup_host *h, uint64_t seq, int64_t memory_bytes,
 	c->cc_host = h;
 	c->cc_oom_event = -1;
 	c->cc_start_dir = -1;
+	c->cc_pids_watch = -1;
 	c->cc_pids = pids;
 	snprintf(c->cc_parent, PATH_MAX, "%s/call-%" PRIu64, h->ch_home, seq);
 	snprintf(c->cc_memory, PATH_MAX, "%s%s", h->ch_hier[h->ch_memory],
@@ -362,6 +363,8 @@ cgroup_call_remove(struct cgroup_call *c, struct bx_error *err)
 		close(c->cc_oom_event);
 	if (c->cc_start_dir != -1)
 		close(c->cc_start_dir);
+	if (c->cc_pids_watch != -1)
+		close(c->cc_pids_watch);
 	free(c);
 	return rc;
 }

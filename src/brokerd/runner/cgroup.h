@@ -112,6 +112,16 @@ bool	cgroup_call_oomed(struct cgroup_call *);
 bool	cgroup_call_pids_hit(struct cgroup_call *);
 
 /*
+ * A descriptor that is readable when a cgroup is made below the call's or
+ * a fork is refused in one (inotify), for the runner to poll while the
+ * call runs; -1 when inotify cannot be had (then only what is left at the
+ * end is read). Owned by the call. cgroup_call_pids_watch_read takes what
+ * it says into cgroup_call_pids_hit.
+ */
+int	cgroup_call_pids_watch(struct cgroup_call *);
+void	cgroup_call_pids_watch_read(struct cgroup_call *);
+
+/*
  * SIGKILLs every process in the call's cgroups and below, in every
  * hierarchy, repeating until none is left (bounded by CGROUP_DRAIN_MS).
  * Processes are named by pid from cgroup.procs, so a process that exits

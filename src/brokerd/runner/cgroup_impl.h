@@ -51,6 +51,8 @@ struct cgroup_call {
 	bool			 cc_oomed;
 	int64_t			 cc_pids;	/* its pids.max */
 	bool			 cc_pids_hit;
+	int			 cc_pids_watch;	/* inotify, or -1 */
+	uint64_t		 cc_pids_wds;	/* its pids.events watches */
 };
 
 /* Writes value to dir/name; cgroup files take it in one write(2). */

@@ -345,7 +345,7 @@ bwrap_run(const struct backend_settings *bs, struct sandbox_call *call,
 	const struct sandbox_view *v = call->sc_view;
 	struct bwrap_opts o;
 	struct bwrap_watch w = { 0, call->sc_cgroup };
-	struct exec_hooks hooks = { kill_sandbox, &w };
+	struct exec_hooks hooks = { .eh_kill = kill_sandbox, .eh_ctx = &w };
 	struct argv opts, a;
 	struct exec_spawn sp;
 	struct exec_child c;

@@ -253,7 +253,7 @@ stop(struct egress_call *e, struct egress_report *r)
 	struct exec_limits lim = { .el_timeout_ms = EGRESS_STOP_MS,
 	    .el_output_bytes = BX_ERROR_MAX, .el_hangup_fd = -1 };
 	pid_t pid = e->ec_child.ec_pid;
-	struct exec_hooks hooks = { kill_proxy, &pid };
+	struct exec_hooks hooks = { .eh_kill = kill_proxy, .eh_ctx = &pid };
 	struct exec_outcome o;
 	struct bx_error err;
 	bool ended_itself, killed;

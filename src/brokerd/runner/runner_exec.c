@@ -232,6 +232,8 @@ on_events(struct watch *w, const struct pollfd *p)
 		end_early(w, EXEC_HUNG_UP);
 	if (p[5].revents != 0)
 		(void)child_gone(w);
+	if (p[6].revents != 0)
+		w->w_hooks->eh_on_watch(w->w_hooks->eh_watch_ctx);
 }
 
 /* One poll over every descriptor still open. */
@@ -239,7 +241,8 @@ static int
 poll_once(struct watch *w, struct bx_error *err)
 {
 	struct exec_child *c = w->w_c;
-	struct pollfd p[6];
+	const struct exec_hooks *h = w->w_hooks;
+	struct pollfd p[7];
 	int64_t now = bx_clock_mono_ms();
 	int n;
 
@@ -250,7 +253,9 @@ poll_once(struct watch *w, struct bx_error *err)
 	p[4] = (struct pollfd){ w->w_killed ? -1 : w->w_lim->el_hangup_fd,
 	    0, 0 };
 	p[5] = (struct pollfd){ w->w_exited ? -1 : c->ec_pidfd, POLLIN, 0 };
-	n = poll(p, 6, next_wait(w, now));
+	p[6] = (struct pollfd){ h->eh_on_watch == NULL ? -1 : h->eh_watch_fd,
+	    POLLIN, 0 };
+	n = poll(p, 7, next_wait(w, now));
 	if (n == -1 && errno != EINTR)
 		return bx_fail(err, "runner: poll: %s", strerror(errno));
 	/* What arrived is read first: a started line may move the deadline. */

@@ -103,6 +103,14 @@ struct exec_hooks {
 	/* Ends the sandbox; called at most once. */
 	void	(*eh_kill)(void *ctx);
 	void	*eh_ctx;
+	/*
+	 * With eh_on_watch set, eh_watch_fd is polled too while the process
+	 * runs, and eh_on_watch reads it when it is readable: a counter that
+	 * podman removes with its container is read while it is there.
+	 */
+	void	(*eh_on_watch)(void *watch_ctx);
+	void	*eh_watch_ctx;
+	int	 eh_watch_fd;
 };
 
 struct exec_limits {

@@ -191,6 +191,12 @@ kill_container(void *ctx)
 	remove_container(k->pk_program, k->pk_name);
 }
 
+static void
+pids_watch_read(void *cgroup_call)
+{
+	cgroup_call_pids_watch_read(cgroup_call);
+}
+
 int
 podman_run(const struct backend_settings *bs, struct sandbox_call *call,
     struct exec_outcome *ret, struct bx_error *err)
@@ -198,7 +204,7 @@ podman_run(const struct backend_settings *bs, struct sandbox_call *call,
 	const struct sandbox_view *v = call->sc_view;
 	struct podman_opts o;
 	struct podman_kill k;
-	struct exec_hooks hooks = { kill_container, &k };
+	struct exec_hooks hooks = { .eh_kill = kill_container, .eh_ctx = &k };
 	struct exec_spawn sp;
 	struct exec_child c;
 	struct argv a;
@@ -223,6 +229,14 @@ podman_run(const struct backend_settings *bs, struct sandbox_call *call,
 	sp.es_stdin = v->v_stdin != NULL;
 	sp.es_cwd = v->v_calldir;	/* conmon leaves an "oom" file there */
 	sp.es_status_read = -1;
+	/*
+	 * The pids counter of podman's libpod-<id> is removed with it; it is
+	 * watched from before the container is made (cgroup_pids.c).
+	 */
+	if ((hooks.eh_watch_fd = cgroup_call_pids_watch(call->sc_cgroup)) != -1) {
+		hooks.eh_on_watch = pids_watch_read;
+		hooks.eh_watch_ctx = call->sc_cgroup;
+	}
 	call->sc_abnormal = true;
 	if (exec_start(&sp, &c, err) == -1)
 		goto out;

@@ -330,6 +330,55 @@ test_pids_limit_holds(void **state)
 }
 
 /*
+ * podman's case on a kernel that counts a refused fork only in the forking
+ * process's cgroup (v1; v2 before 6.12): a libpod-<id> child with its own
+ * pids limit, made after the watch began, removed before anyone asks.
+ * Only the watch saw the counter: the call's own never moved, and its
+ * peak stayed under its limit. (cgroup_call_pids_hit alone, without the
+ * watch, says no here.)
+ */
+static void
+test_refused_fork_in_a_removed_child_is_seen(void **state)
+{
+	struct cgroup_host *h = host(home_id);
+	struct cgroup_call *c = call(h, 7, 64 * MiB, 64);
+	char dir[PATH_MAX], file[PATH_MAX + 32];
+	int status, fd;
+	pid_t pid;
+
+	(void)state;
+	assert_true(cgroup_call_pids_watch(c) != -1);
+	snprintf(dir, sizeof(dir), "%s/pids/boxmaker-%s/call-7/libpod-test",
+	    CGROUP_ROOT, home_id);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(file, sizeof(file), "%s/pids.max", dir);
+	assert_true((fd = open(file, O_WRONLY | O_CLOEXEC)) != -1);
+	assert_int_equal(write(fd, "8", 1), 1);
+	close(fd);
+	snprintf(file, sizeof(file), "%s/cgroup.procs", dir);
+	assert_true((fd = open(file, O_WRONLY | O_CLOEXEC)) != -1);
+	if ((pid = fork()) == 0) {
+		if (write(fd, "0", 1) != 1)
+			_exit(100);
+		fork_until_refused();
+	}
+	close(fd);
+	status = wait_status(pid);
+	assert_true(WIFEXITED(status));
+	assert_true(WEXITSTATUS(status) > 0 && WEXITSTATUS(status) < 8);
+	/*
+	 * The runner's poll wakes for the new cgroup late, after the refused
+	 * fork: its counter is read then, before podman removes it.
+	 */
+	cgroup_call_pids_watch_read(c);
+	assert_int_equal(rmdir(dir), 0);
+	cgroup_call_pids_watch_read(c);
+	assert_true(cgroup_call_pids_hit(c));
+	removed(c);
+	cgroup_host_free(h);
+}
+
+/*
  * A child that joined forks a grandchild, reports its pid and sleeps. The
  * test is a subreaper, as brokerd is, so it can reap the grandchild too.
  */
@@ -491,6 +540,7 @@ main(void)
 		cmocka_unit_test(test_no_oom_is_not_seen),
 		cmocka_unit_test(test_oom_kill_in_child_cgroup_is_seen),
 		cmocka_unit_test(test_pids_limit_holds),
+		cmocka_unit_test(test_refused_fork_in_a_removed_child_is_seen),
 		cmocka_unit_test(test_kill_ends_the_grandchild_too),
 		cmocka_unit_test(test_remove_takes_runtime_subgroups),
 		cmocka_unit_test(test_sweep_removes_leftovers_only),

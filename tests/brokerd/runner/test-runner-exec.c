@@ -35,7 +35,7 @@ run(const char *script, int64_t start_timeout_ms, struct exec_outcome *o)
 {
 	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
 	struct exec_limits lim;
-	struct exec_hooks hooks = { NULL, NULL };
+	struct exec_hooks hooks = { 0 };
 	struct exec_spawn sp;
 	struct exec_child c;
 	struct bx_error err;
@@ -149,7 +149,7 @@ static int
 run_in(int dirfd, struct exec_outcome *o, struct bx_error *err)
 {
 	char *argv[] = { "/bin/cat", "/proc/self/cgroup", NULL };
-	struct exec_hooks hooks = { NULL, NULL };
+	struct exec_hooks hooks = { 0 };
 	struct exec_limits lim;
 	struct exec_spawn sp;
 	struct exec_child c;
