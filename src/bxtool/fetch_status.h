@@ -1,0 +1,45 @@
+/*
+ * fetch_status.h: what bxtool fetch reads out of the bytes curl hands it,
+ * which a remote server of the model's choosing (within the grant)
+ * controls: the final response's status in curl's header dump, and in
+ * curl's stderr the code of bxtool's --write-out line and curl's own error
+ * line. Pure functions over buffers, no I/O: fetch.c reads, these parse.
+ */
+#ifndef BXT_FETCH_STATUS_H
+#define BXT_FETCH_STATUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* How much of a header line is kept: enough for "HTTP/1.1 200 ". */
+#define FETCH_HEAD_MAX		32
+/* curl's --write-out line on its stderr: the marker, then the code. */
+#define FETCH_CODE_MARK		"bxtool-curl-code: "
+
+/*
+ * A header dump being read, in pieces of any size: the dump is never
+ * held whole, so its size needs no limit.
+ */
+struct fetch_head {
+	char	fh_line[FETCH_HEAD_MAX + 1];	/* the line's start */
+	size_t	fh_len;
+	bool	fh_block_start;	/* the line starts a header block */
+	int	fh_code;	/* the last status found, or 0 */
+};
+
+void	fetch_head_init(struct fetch_head *h);
+void	fetch_head_feed(struct fetch_head *h, const char *buf, size_t len);
+/* The final response's status, 100 to 599, or 0 without one. */
+int	fetch_head_status(const struct fetch_head *h);
+
+/*
+ * The code of the last --write-out line in err[0..*len), 100 to 599, or
+ * 0. The line is taken out of err (and *len made shorter), so that what
+ * is left is curl's own words. err has room for a NUL after *len bytes.
+ */
+int	fetch_curl_code(char *err, size_t *len);
+
+/* The length of curl's first line in err, its error line, or 0. */
+size_t	fetch_err_line(const char *err, size_t len);
+
+#endif
