@@ -47,7 +47,7 @@ struct fetch_run {
 	size_t	 max;
 	bool	 truncated;
 	bool	 lost_reader;	/* bxtool's stdout failed */
-	char	 errbuf[FETCH_ERR_MAX + 1];	/* and a NUL */
+	char	 errbuf[FETCH_ERR_MAX];
 	size_t	 errlen;
 };
 

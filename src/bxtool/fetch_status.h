@@ -11,20 +11,31 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* How much of a header line is kept: enough for "HTTP/1.1 200 ". */
+/*
+ * How much of a header line is kept: a status line's code and the byte
+ * after it must lie within it ("HTTP/1.1 200 " is 13 bytes).
+ */
 #define FETCH_HEAD_MAX		32
 /* curl's --write-out line on its stderr: the marker, then the code. */
 #define FETCH_CODE_MARK		"bxtool-curl-code: "
+
+enum fetch_head_state {
+	FETCH_HEAD_STATUS,	/* before the next response's status line */
+	FETCH_HEAD_BLOCK,	/* in a response's header block */
+	FETCH_HEAD_DONE,	/* past the final response's block */
+	FETCH_HEAD_STATE_MAX
+};
 
 /*
  * A header dump being read, in pieces of any size: the dump is never
  * held whole, so its size needs no limit.
  */
 struct fetch_head {
-	char	fh_line[FETCH_HEAD_MAX + 1];	/* the line's start */
-	size_t	fh_len;
-	bool	fh_block_start;	/* the line starts a header block */
-	int	fh_code;	/* the last status found, or 0 */
+	char			fh_line[FETCH_HEAD_MAX];  /* the line's start */
+	size_t			fh_len;		/* bytes kept */
+	bool			fh_cut;		/* the line is longer */
+	enum fetch_head_state	fh_state;
+	int			fh_code;	/* the last status, or 0 */
 };
 
 void	fetch_head_init(struct fetch_head *h);
@@ -35,7 +46,7 @@ int	fetch_head_status(const struct fetch_head *h);
 /*
  * The code of the last --write-out line in err[0..*len), 100 to 599, or
  * 0. The line is taken out of err (and *len made shorter), so that what
- * is left is curl's own words. err has room for a NUL after *len bytes.
+ * is left is curl's own words.
  */
 int	fetch_curl_code(char *err, size_t *len);
 
