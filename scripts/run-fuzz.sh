@@ -45,6 +45,7 @@ targets() {
 	    src/brokerd/runner/runner_egress.c ;;
 	fetch-status) echo src/bxtool/fetch_status.c ;;
 	model-reply) echo src/loopd/model_reply.c ;;
+	stream) echo src/loopd/model_stream.c ;;
 	escape) echo src/bxctl/escape.c ;;
 	turn-event) echo src/bxctl/peer.c src/bxctl/turn.c \
 	    src/bxctl/jsonout.c src/bxctl/log_call.c \
