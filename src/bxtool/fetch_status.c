@@ -57,30 +57,29 @@ fetch_head_init(struct fetch_head *h)
 	h->fh_state = FETCH_HEAD_STATUS;
 }
 
-/* A whole line of the dump, as far as it was kept. */
+/*
+ * A whole line of the dump, as far as it was kept; never one past the
+ * final block, where fetch_head_feed stops.
+ */
 static void
 head_line(struct fetch_head *h)
 {
 	int c;
 
-	switch (h->fh_state) {
-	case FETCH_HEAD_STATUS:
+	if (h->fh_state == FETCH_HEAD_STATUS) {
 		if ((c = status_of(h->fh_line, h->fh_len, h->fh_cut)) != 0) {
 			h->fh_code = c;
 			h->fh_state = FETCH_HEAD_BLOCK;
 		}
-		break;
-	case FETCH_HEAD_BLOCK:
-		if (h->fh_len > 1 || (h->fh_len == 1 && h->fh_line[0] != '\r'))
-			break;
-		if (h->fh_code / 100 == 1 || h->fh_code / 100 == 3)
-			h->fh_state = FETCH_HEAD_STATUS;
-		else
-			h->fh_state = FETCH_HEAD_DONE;
-		break;
-	default:
-		break;
+		return;
 	}
+	/* A header, or the empty line that ends the block. */
+	if (h->fh_len > 1 || (h->fh_len == 1 && h->fh_line[0] != '\r'))
+		return;
+	if (h->fh_code / 100 == 1 || h->fh_code / 100 == 3)
+		h->fh_state = FETCH_HEAD_STATUS;
+	else
+		h->fh_state = FETCH_HEAD_DONE;
 }
 
 /* A line the dump does not end yet is not judged. */
