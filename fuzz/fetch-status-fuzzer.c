@@ -42,14 +42,21 @@ copy(const char *p, size_t len)
 	return c;
 }
 
-/* Three digits from 100 to 599, or 0. */
+/*
+ * The number the three digits at s write, if it is from 100 to 599, or
+ * 0; counted another way than fetch_status.c's, which it checks.
+ */
 static int
 ref_digits(const char *s)
 {
-	if (s[0] < '1' || s[0] > '5' || s[1] < '0' || s[1] > '9' ||
-	    s[2] < '0' || s[2] > '9')
-		return 0;
-	return (s[0] - '0') * 100 + (s[1] - '0') * 10 + (s[2] - '0');
+	int v = 0, i;
+
+	for (i = 0; i < 3; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v >= 100 && v <= 599 ? v : 0;
 }
 
 /*
