@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # seeds.py: writes the first seeds of the harnesses added for issue 33
-# (runner-result, fetch-result, model-reply, escape, turn-event) and the
-# console kinds frame-fuzzer had no seed for, from real shapes: bxtool's
-# status lines (src/bxtool/status.c), the runtimes' own words, the bodies
+# (runner-result, fetch-result, fetch-status, model-reply, escape,
+# turn-event) and the console kinds frame-fuzzer had no seed for, from real
+# shapes: bxtool's status lines (src/bxtool/status.c), curl's header dumps
+# and stderr (curl 7.88's own), the runtimes' own words, the bodies
 # llama-server sent (../shared/notes/llama-server-shapes.md) and the
 # fixtures under tests/fixtures. Run once from the top of the tree; what
 # fuzzing adds is merged into the same folders with -merge=1.
@@ -114,6 +115,62 @@ fetch("report-controls", b"", final(b"failed curl: (6)"),
 fetch("http-words", b"x", final(b"http 200 words"))
 fetch("http-overflow", b"x", final(b"http 99999999999"))
 fetch("no-status", b"body", STARTED)
+
+
+# fetch-status: the size of the pieces the dump is fed in, then curl's
+# header dump and its stderr, where bxtool's --write-out line ends
+# (src/bxtool/fetch.c). The trailers and the error lines are curl 7.88's,
+# from a local server that sent them and from hosts it could not reach.
+CODE = b"\nbxtool-curl-code: "
+
+
+def status(seed, dump, err=CODE + b"200\n", step=7):
+    put("fetch-status", seed, bytes([step]) + piece(dump) + piece(err))
+
+
+OK = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\n"
+status("ok-200", OK)
+status("redirect-301-200", b"HTTP/1.1 301 Moved Permanently\r\n"
+       b"Location: https://b.example/\r\nContent-Length: 0\r\n\r\n" + OK,
+       b"\n" + CODE + b"200\n", step=1)
+status("redirect-chain-404", b"HTTP/2 302 \r\nlocation: /a\r\n\r\n"
+       b"HTTP/2 307 \r\nlocation: /b\r\n\r\nHTTP/2 404 \r\n"
+       b"content-type: text/html\r\n\r\n", CODE + b"404\n")
+status("continue-100", b"HTTP/1.1 100 Continue\r\n\r\n" + OK)
+status("early-hints-103", b"HTTP/2 103 \r\nlink: </s.css>; rel=preload\r\n"
+       b"\r\nHTTP/2 200 \r\n\r\n")
+status("header-lookalike", b"HTTP/1.1 200 OK\r\n"
+       b"HTTP/1.1 500 Internal Server Error\r\n\r\n")
+status("trailer-lookalike", b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+       b"Connection: close\r\n\r\nHTTP/1.1 500 x: y\r\n")
+status("redirect-trailers", b"HTTP/1.1 301 Moved\r\nLocation: /\r\n"
+       b"Transfer-Encoding: chunked\r\n\r\nX-R: 2\r\nHTTP/1.1 200 OK\r\n"
+       b"Transfer-Encoding: chunked\r\n\r\nX-T: 1\r\nHTTP/1.1 500 x: y\r\n",
+       step=3)
+status("lf-only", b"HTTP/1.1 302 Found\nLocation: /x\n\nHTTP/1.1 201 Created\n\n")
+status("cut-dump", b"HTTP/1.1 302 Found\r\nLocation: /x\r\n\r\n"
+       b"HTTP/1.1 404 Not Found\r\nContent-Ty", b"", step=5)
+status("empty", b"", b"")
+status("junk-codes", b"HTTP/1.1 2000 OK\r\nHTTP/1.1 20x\r\n\r\n"
+       b"HTTP/1.1 600 x\r\n\r\nHTTP/1.1 099\r\nHTTP/1.1\t200\r\n"
+       b"HTTP/1.1 200\x00\r\n\r\n", CODE + b"2000\n")
+status("long-lines", b"HTTP/12345678901234567890123 200\r\n\r\n"
+       b"HTTP/1.1 200 OK " + b"reason " * 20 + b"\r\n" + b"X-Long: " +
+       b"a" * 300 + b"\r\n\r\n", CODE + b"20", step=31)
+status("curl-resolve", b"", b"curl: (6) Could not resolve host: "
+       b"nonexistent.invalid\n" + CODE + b"000\n")
+status("curl-connect", b"", b"curl: (7) Failed to connect to localhost/run/"
+       b"egress.sock port 1080 after 0 ms: Couldn't connect to server\n" +
+       CODE + b"000\n")
+status("curl-protocol", b"HTTP/1.1 301 Moved\r\nLocation: http://a.example/\r\n\r\n",
+       b"curl: (1) Protocol \"http\" not supported or disabled in libcurl\n" +
+       CODE + b"301\n")
+status("curl-socks", b"", b"curl: (97) Can't complete SOCKS5 connection to "
+       b"evil.example. (2)\n" + CODE + b"000\n")
+status("curl-cut-body", OK, b"curl: (56) Failure when receiving data from the peer\n")
+status("code-repeated", OK, CODE + b"301\nmiddle" + CODE + b"404\n" + CODE)
+status("code-junk", OK, b"warning\x00\xff" + CODE + b"20x\n" + CODE +
+       b"200 \n" + b"bxtool-curl-code: 200\n")
 
 
 # model-reply: the bodies llama-server sent, and the shapes the notes list.

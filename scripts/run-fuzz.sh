@@ -43,7 +43,9 @@ targets() {
 	    src/brokerd/runner/runner_exec.c ;;
 	fetch-result) echo src/brokerd/runner/runner_result.c \
 	    src/brokerd/runner/runner_egress.c ;;
+	fetch-status) echo src/bxtool/fetch_status.c ;;
 	model-reply) echo src/loopd/model_reply.c ;;
+	stream) echo src/loopd/model_stream.c ;;
 	escape) echo src/bxctl/escape.c ;;
 	turn-event) echo src/bxctl/peer.c src/bxctl/turn.c \
 	    src/bxctl/jsonout.c src/bxctl/log_call.c \

@@ -7,9 +7,8 @@
  * past them it kills curl and says truncated. The final response's status
  * is curl's own (--write-out, on stderr, where no server byte goes) when
  * curl finishes; for a cut body, which curl never finishes, it comes from
- * the header dump, which curl writes before any body byte: there only a
- * line that starts a header block counts, so a header or trailer that
- * reads like a status line is not one.
+ * the header dump, which curl writes before any body byte (read by
+ * fetch_status.c, which parses all that curl hands over).
  *
  * curl's stderr is kept for its one error line, which becomes the failed
  * message ("curl: (97) ..."); brokerd adds the proxy's own reason.
@@ -27,6 +26,7 @@
 #include <unistd.h>
 
 #include "bxtool/bxtool.h"
+#include "bxtool/fetch_status.h"
 #include "proto/writefile.h"
 
 /* The sandbox's curl: /usr is the host's, or [runner] root's. */
@@ -37,10 +37,6 @@
 /* What is kept of curl's stderr: its error line and then some. */
 #define FETCH_ERR_MAX		4096
 #define FETCH_CHUNK		65536
-/* The start of a header line, enough for "HTTP/1.1 200 ". */
-#define FETCH_HEAD_MAX		32
-/* curl's --write-out line on its stderr: the marker, then the code. */
-#define FETCH_CODE_MARK		"bxtool-curl-code: "
 #define EXIT_CANNOT_RUN		127
 
 struct fetch_run {
@@ -51,7 +47,7 @@ struct fetch_run {
 	size_t	 max;
 	bool	 truncated;
 	bool	 lost_reader;	/* bxtool's stdout failed */
-	char	 errbuf[FETCH_ERR_MAX + 1];
+	char	 errbuf[FETCH_ERR_MAX];
 	size_t	 errlen;
 };
 
@@ -163,109 +159,38 @@ pump(struct fetch_run *r)
 		close(r->err);
 }
 
-/* Three digits from 100 to 599 and the end of the line, or 0. */
-static int
-status_of_code(const char *s)
-{
-	if (s[0] < '1' || s[0] > '5' || s[1] < '0' || s[1] > '9' ||
-	    s[2] < '0' || s[2] > '9' || (s[3] != '\n' && s[3] != '\0'))
-		return 0;
-	return (s[0] - '0') * 100 + (s[1] - '0') * 10 + (s[2] - '0');
-}
-
-/* The status of a line "HTTP/<version> NNN ...", or 0. */
-static int
-status_of(const char *line)
-{
-	const char *sp;
-
-	if (strncmp(line, "HTTP/", 5) != 0 || (sp = strchr(line, ' ')) == NULL)
-		return 0;
-	if (sp[1] < '1' || sp[1] > '5' || sp[2] < '0' || sp[2] > '9' ||
-	    sp[3] < '0' || sp[3] > '9' ||
-	    (sp[4] != ' ' && sp[4] != '\r' && sp[4] != '\0'))
-		return 0;
-	return (sp[1] - '0') * 100 + (sp[2] - '0') * 10 + (sp[3] - '0');
-}
-
-/*
- * The last response's status in curl's header dump, or 0: a status line
- * counts only where a header block starts, at the top of the dump or
- * after the empty line that ends the block before it.
- */
+/* The final response's status in curl's header dump, or 0. */
 static int
 final_status(void)
 {
 	static char buf[FETCH_CHUNK];
-	char head[FETCH_HEAD_MAX + 1];
-	size_t hlen = 0, i;
-	int fd, code = 0, c;
-	bool block_start = true;
+	struct fetch_head h;
 	ssize_t n;
+	int fd;
 
 	if ((fd = open(FETCH_HEADERS, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) ==
 	    -1)
 		return 0;
+	fetch_head_init(&h);
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1)
 			break;
-		for (i = 0; i < (size_t)n; i++) {
-			if (buf[i] != '\n') {
-				if (hlen < FETCH_HEAD_MAX)
-					head[hlen++] = buf[i];
-				continue;
-			}
-			head[hlen] = '\0';
-			if (block_start && (c = status_of(head)) != 0)
-				code = c;
-			block_start = hlen == 0 ||
-			    (hlen == 1 && head[0] == '\r');
-			hlen = 0;
-		}
+		fetch_head_feed(&h, buf, (size_t)n);
 	}
 	close(fd);
-	return code;
-}
-
-/*
- * The code of curl's --write-out line (the last), which is taken out of
- * the stderr kept, so that what is left is curl's own words; 0 without
- * one.
- */
-static int
-curl_code(struct fetch_run *r)
-{
-	char *mark, *found = NULL, *end, *stop;
-	int code;
-
-	r->errbuf[r->errlen] = '\0';
-	stop = r->errbuf + r->errlen;
-	for (mark = r->errbuf; (mark = strstr(mark, "\n" FETCH_CODE_MARK)) !=
-	    NULL; mark++)
-		found = mark;
-	if (found == NULL)
-		return 0;
-	code = status_of_code(found + 1 + strlen(FETCH_CODE_MARK));
-	end = strchr(found + 1, '\n');
-	end = end != NULL ? end + 1 : stop;
-	memmove(found, end, (size_t)(stop - end) + 1);
-	r->errlen -= (size_t)(end - found);
-	return code;
+	return fetch_head_status(&h);
 }
 
 /* curl's first stderr line, as the failed message. */
 static void
 fail_with_curl(struct fetch_run *r, int status, struct bxt_outcome *out)
 {
-	char *nl;
+	size_t n = fetch_err_line(r->errbuf, r->errlen);
 
-	r->errbuf[r->errlen] = '\0';
-	if ((nl = strchr(r->errbuf, '\n')) != NULL)
-		*nl = '\0';
-	if (r->errbuf[0] != '\0')
-		bxt_fail(out, "%s", r->errbuf);
+	if (n > 0)
+		bxt_fail(out, "%.*s", (int)n, r->errbuf);
 	else if (WIFSIGNALED(status))
 		bxt_fail(out, "curl was killed by signal %d",
 		    WTERMSIG(status));
@@ -277,7 +202,7 @@ fail_with_curl(struct fetch_run *r, int status, struct bxt_outcome *out)
 static void
 conclude(struct fetch_run *r, int status, struct bxt_outcome *out)
 {
-	int code, curls = curl_code(r);
+	int code, curls = fetch_curl_code(r->errbuf, &r->errlen);
 
 	if (r->lost_reader) {
 		bxt_fail(out, "cannot pass the body on: %s", strerror(EPIPE));
