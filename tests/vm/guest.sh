@@ -552,9 +552,10 @@ check_approvals_follow() {
 	return $rc
 }
 
-# The latest session log of the owner's loopd.
-latest_session_log() {
-	ls -t "$bxhome"/sessions/*.jsonl | head -n 1
+# The log of the session a chat's output names ("session ID"); loopd may
+# write it only as the stopped turn ends.
+session_log_of() {
+	echo "$bxhome/sessions/$(sed -n 's/^session //p' "$1" | tail -n 1).jsonl"
 }
 
 # stop_chat: the chat's bxctl gets SIGINT, as Ctrl-C at its terminal sends;
@@ -589,8 +590,8 @@ check_ctrl_c_approval() {
 	id=$(pending_approval)
 	stop_chat "$o" || return 1
 	wait_until 60 "brokerd to give approval $id up" no_pending_approval || return 1
-	log=$(latest_session_log)
-	wait_until 60 "the stop in the session log" grep -q 'The owner stopped this turn' "$log" ||
+	log=$(session_log_of "$o")
+	wait_until 60 "the stop in $log" grep -q 'The owner stopped this turn' "$log" ||
 		{ fail "$log does not keep the stop"; return 1; }
 	as_owner 'bxctl audit verify' | tee "$o.verify"
 	grep -q "^abandoned: decision $id asked for approval and got no answer" "$o.verify" ||
@@ -608,8 +609,8 @@ check_ctrl_c_running() {
 	wait_until "$CHAT_WAIT_S" "the shell call to start" test -e "$w/started" ||
 		{ chat_kill; cat "$o"; return 1; }
 	stop_chat "$o" || return 1
-	log=$(latest_session_log)
-	wait_until 60 "the call's result in the session log" grep -q 'slept through the stop' "$log" ||
+	log=$(session_log_of "$o")
+	wait_until 60 "the call's result in $log" grep -q 'slept through the stop' "$log" ||
 		{ fail "$log does not keep the running call's result"; return 1; }
 	grep -q 'The owner stopped this turn' "$log" || { fail "$log does not keep the stop"; return 1; }
 	wait_until 60 "no process in a call cgroup" no_call_running ||
