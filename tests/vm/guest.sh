@@ -692,6 +692,16 @@ check_fork_bomb() {
 	fi
 }
 
+# The case: 400 background sleeps under pids = 128. The shell
+# exits 2 at the first refused fork and the container ends at once, so a
+# counter read only after the call would be gone under podman.
+check_pids_quick_exit() {
+	local o=$out/checks/$runtime-pids-quick.chat
+	one_call "$o" shell "{\"command\": \"for i in \$(seq 400); do sleep 30 & done\", \"cwd\": \"$ohome/vmt/work\"}" || return 1
+	result_lines "$o" | grep -qF 'exit status 2; the process limit (128) was reached' ||
+		fail "the result does not say exit status 2 and the process limit (128) ($(uname -r))"
+}
+
 # systemctl --user restart brokerd (with a 15 s call timeout now), and a
 # call after it works. Not 5 s: a podman sandbox under TCG on a busy host
 # takes 3.4 to 3.8 s to start, and the call after the restart once timed
@@ -834,6 +844,7 @@ run_runtime() {
 	check "$runtime: http_fetch offline ends with a message" check_fetch_offline
 	check "$runtime: 900 MiB allocation is out of memory" check_memory
 	check "$runtime: fork bomb ends" check_fork_bomb
+	check "$runtime: 400 sleeps name the process limit" check_pids_quick_exit
 	check "$runtime: restart brokerd, a call works after" check_restart
 	check "$runtime: sleep 1000 times out" check_timeout
 	check "$runtime: bxctl audit verify" check_audit_verify
