@@ -2,7 +2,7 @@
  * runner-result-fuzzer.c: libFuzzer harness for what brokerd makes of a
  * sandbox's run (src/brokerd/runner/runner_result.c) and for the search
  * for bxtool's start line in the sandbox's stderr (exec_find_started,
- * runner_exec.c). Every byte of stdout and stderr is the model's to
+ * exec_started.c). Every byte of stdout and stderr is the model's to
  * choose: a shell call's command prints what it likes, on both.
  *
  * The input: a byte for the tool, one for how the run ended (and the OOM,

@@ -40,9 +40,9 @@ targets() {
 	    src/proto/audit_scan.c src/proto/audit_record.c ;;
 	bxegress) echo src/bxegress/socks.c ;;
 	runner-result) echo src/brokerd/runner/runner_result.c \
-	    src/brokerd/runner/runner_exec.c ;;
+	    src/brokerd/runner/exec_started.c ;;
 	fetch-result) echo src/brokerd/runner/runner_result.c \
-	    src/brokerd/runner/runner_egress.c ;;
+	    src/brokerd/runner/egress_report.c ;;
 	fetch-status) echo src/bxtool/fetch_status.c ;;
 	model-reply) echo src/loopd/model_reply.c ;;
 	stream) echo src/loopd/model_stream.c ;;
