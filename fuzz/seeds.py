@@ -6,16 +6,25 @@
 # and stderr (curl 7.88's own), the runtimes' own words, the bodies
 # llama-server sent (../shared/notes/llama-server-shapes.md) and the
 # fixtures under tests/fixtures. Run once from the top of the tree; what
-# fuzzing adds is merged into the same folders with -merge=1.
+# fuzzing adds is merged into the same folders with -merge=1. With names
+# (fuzz/seeds.py stream turn-event), only those corpora are written, so
+# a corpus not changed is not touched.
+import json
 import os
 import struct
+import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 corpus = os.path.join(root, "fuzz", "corpus")
 fixtures = os.path.join(root, "tests", "fixtures")
 
 
+only = set(sys.argv[1:])
+
+
 def put(name, seed, data):
+    if only and name not in only:
+        return
     d = os.path.join(corpus, name)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, seed), "wb") as f:
@@ -230,6 +239,47 @@ for e in events + ["turn_event-error", "error"]:
 put("turn-event", "chat-partial", b"\x00" + msgs("turn_event-text")[:-20])
 put("turn-event", "chat-escapes", b"\x00" + b'{"kind":"turn_event","final":false,'
     b'"type":"text","text":"\\u001b[2J\xe2\x80\xae\\u007f\xc2\x9b"}\n')
+
+
+# turn.c's printer between events: lines of text_delta pieces and what
+# ends them (the text that repeats them, another text, the reply, a call,
+# loopd going away), an approval past loopd's hour, an approved call.
+def ev(type_, final=False, **fields):
+    frame = {"kind": "turn_event", "final": final, "type": type_}
+    frame.update(fields)
+    return json.dumps(frame, ensure_ascii=False).encode() + b"\n"
+
+
+def deltas(*pieces):
+    return b"".join(ev("text_delta", text=p) for p in pieces)
+
+
+STARTED_EV = ev("started", session="chat-1758200000000")
+put("turn-event", "chat-deltas-repeat", b"\x00" + STARTED_EV +
+    deltas("Let me", " look.") + ev("text", text="Let me look.") +
+    ev("done", final=True, reply="Let me look."))
+put("turn-event", "chat-deltas-other-text", b"\x00" +
+    deltas("Let me", " look") + ev("text", text="Let me look.") +
+    deltas("Done") + ev("done", final=True, reply="Done"))
+put("turn-event", "chat-deltas-reply", b"\x00" + deltas("Your notes ", "hold a.md.") +
+    ev("done", final=True, reply="Your notes hold one file, a.md."))
+put("turn-event", "chat-deltas-escapes", b"\x00" +
+    deltas("\x1b[", "2J", "\u202e", "caf", "\u00e9 \u2028", "\x7f\u009b31m") +
+    ev("error", final=True, message="the model server is unavailable"))
+put("turn-event", "chat-deltas-call", b"\x00" + STARTED_EV +
+    deltas("Reading", " it.") +
+    ev("tool_call", call="call_0", tool="read_file",
+       arguments='{"path":"/home/kyle/notes/a.md"}') +
+    ev("approval_pending", approval=41, tool="read_file",
+       expires="9999-12-31T23:59:59.999Z") +
+    ev("tool_running", call="call_0", tool="read_file") +
+    ev("tool_result", call="call_0", status="result", content="# Notes\n",
+       **{"class": "private", "untrusted": True}) +
+    deltas("It holds ", "notes."))
+put("turn-event", "chat-deltas-cut", b"\x00" + STARTED_EV + deltas("half a li"))
+put("turn-event", "chat-result-pending", b"\x00" +
+    ev("tool_result", call="call_0", status="pending_approval",
+       content="", **{"class": "public", "untrusted": False}))
 for n in sorted(os.listdir(os.path.join(fixtures, "audit-records"))):
     with open(os.path.join(fixtures, "audit-records", n), "rb") as f:
         put("turn-event", "log-" + n.split(".")[0],
