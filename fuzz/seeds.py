@@ -285,6 +285,71 @@ for n in sorted(os.listdir(os.path.join(fixtures, "audit-records"))):
         put("turn-event", "log-" + n.split(".")[0],
             b"\x01" + f.read().rstrip(b"\n"))
 
+# stream: the first byte is where the body is cut in two, then the body.
+# The recorded streams came first (fuzz/corpus/stream/*.sse); these are
+# the shapes they lack: the other SSE fields and comments, CR LF, an
+# event of two data lines, the error line of older llama-servers, and
+# chunks that are not what llama-server sends.
+def sse(seed, *events, cut=0x80, tail=b"data: [DONE]\n\n"):
+    body = b""
+    for e in events:
+        body += e if isinstance(e, bytes) else \
+            b"data: " + json.dumps(e).encode() + b"\n\n"
+    put("stream", seed, bytes([cut]) + body + tail)
+
+
+def chunk(delta=None, finish=None, **more):
+    c = {"choices": [{"index": 0, "delta": {} if delta is None else delta,
+                      "finish_reason": finish}],
+         "object": "chat.completion.chunk"}
+    c.update(more)
+    return c
+
+
+def frag(index=0, **fn):
+    f = {"type": "function", "function": fn}
+    if index is not None:
+        f["index"] = index
+    return chunk({"tool_calls": [f]})
+
+
+STOP = chunk(finish="stop")
+TOOL_CALLS = chunk(finish="tool_calls")
+sse("fields-crlf", b": ping\r\n\r\nevent: message\r\nid: 7\r\nretry: 100\r\n"
+    b'data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\r\n\r\n',
+    b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}'
+    b"\r\n\r\n", tail=b"data: [DONE]\r\n\r\n", cut=0x30)
+sse("two-data-lines", b'data: {"choices":[{"index":0,\ndata: "delta":'
+    b'{"content":"Hi"}}]}\n\n', STOP)
+sse("after-done", chunk({"content": "Hi"}), STOP, b"data: [DONE]\n\n",
+    chunk({"content": " again"}))
+sse("error-line-json", chunk({"content": "Hi"}),
+    b'error: {"error":{"code":500,"message":"the slot was released"}}\n\n')
+sse("error-line-object", b'error: {"code":503,"message":"loading model"}\n\n')
+sse("error-line-text", b"error: the server is shutting down\n\n", cut=0x08)
+sse("error-string", {"error": "out of memory in the KV cache"})
+sse("not-json", b"data: {\"choices\":[\n\n")
+sse("not-json-at-end", chunk({"content": "Hi"}), tail=b"data: {\"choices\"")
+sse("usage-only", {"usage": {"completion_tokens": 3}}, STOP)
+sse("choices-object", {"choices": {}})
+sse("choice-number", {"choices": [1]})
+sse("delta-null", {"choices": [{"index": 0, "delta": None,
+                                 "finish_reason": "stop"}]})
+sse("delta-string", chunk("hello"))
+sse("content-number", chunk({"content": 5}))
+sse("content-empty", chunk({"content": ""}), chunk({"content": "Hi"}), STOP)
+sse("tool-calls-object", chunk({"tool_calls": {}}))
+sse("fragment-number", chunk({"tool_calls": [1]}))
+sse("index-missing", frag(None, name="clock", arguments="{}"), TOOL_CALLS)
+sse("index-negative", frag(-1, name="clock", arguments="{}"), TOOL_CALLS)
+sse("index-past-max", frag(32, name="clock", arguments="{}"), TOOL_CALLS)
+sse("index-gap", frag(1, name="clock", arguments="{}"), TOOL_CALLS)
+sse("arguments-object", frag(0, name="call_tool", arguments={
+    "name": "read_file", "arguments": {"path": "/etc/hostname"}}), TOOL_CALLS)
+sse("arguments-missing", frag(0, name="clock"), TOOL_CALLS)
+sse("unclosed-event", chunk({"content": "Hi"}),
+    tail=b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}')
+
 # frame: the console kinds (issue 25) had no seed.
 for n in sorted(os.listdir(os.path.join(fixtures, "messages"))):
     dst = os.path.join(corpus, "frame", n)
