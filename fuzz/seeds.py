@@ -44,8 +44,8 @@ def final(word):
     return STARTED + b"\nbxtool: " + word + b"\n"
 
 
-# runner-result: tool, end|oom<<2|lost<<3|fill<<4, limit index, wait
-# status, then stdout and stderr.
+# runner-result: tool, end|oom<<2|lost<<3|fill<<4|pids hit<<6|pids at
+# its most<<7, limit index, wait status, then stdout and stderr.
 def run(seed, tool, out, err, end=EXITED, flags=0, limit=0, wait=0):
     put("runner-result", seed, bytes([tool, end | flags, limit, wait]) +
         piece(out) + piece(err))
@@ -90,6 +90,12 @@ run("fetch-failed", FETCH, b"",
     final(b"failed curl: (97) Can't complete SOCKS5 connection to example.com. (2)"))
 run("fetch-binary", FETCH, b"\x89PNG\r\n\x1a\n\x00\x00", final(b"http 200"))
 run("start-split", SHELL, b"", b"x\nbxtool: sta" + b"rted\n\nbxtool: ok\n", wait=5)
+PIDS_HIT, PIDS_MOST = 0x40, 0x80
+run("pids-exit", SHELL, b"fork: Resource temporarily unavailable\n",
+    final(b"exit 254"), flags=PIDS_HIT | PIDS_MOST)
+run("pids-capped", SHELL, b"y\n", STARTED, end=CAPPED, flags=PIDS_HIT | 0x20)
+run("pids-timed-out", SHELL, b"", STARTED, end=TIMED_OUT, flags=PIDS_HIT)
+run("pids-no-status", READ, b"", STARTED, flags=PIDS_HIT, wait=0x89)
 
 
 # fetch-result: limit index|capped<<6|signal<<7, the body, bxtool's
