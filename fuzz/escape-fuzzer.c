@@ -2,7 +2,12 @@
  * escape-fuzzer.c: libFuzzer harness for bxctl's escape rules
  * (src/bxctl/escape.c), the one place the owner's terminal meets text the
  * model, a tool or a peer wrote. The first byte is escape_buf's buffer
- * size; the rest is the text.
+ * size; the rest is the text. The text also goes through an escape_stream
+ * (how bxctl prints the model's deltas) cut three ways: a byte at a time,
+ * in pieces whose sizes come from a hash of the whole input (empty ones
+ * too), and into a writer that fails after a number of bytes from that
+ * hash. The cuts take no byte of the input, so every seed means what it
+ * meant before the stream was fuzzed.
  *
  * What must hold, or the harness aborts:
  * - escape_string's output is valid UTF-8 with no byte below 0x20 (the
@@ -18,7 +23,13 @@
  * - escape_buf fits its buffer, and is escape_string's output or a cut of
  *   it after a whole step, ending in "...";
  * - escape_problem, with the text's halves as file and problem, prints one
- *   line the terminal may see as it is.
+ *   line the terminal may see as it is;
+ * - the stream, however the text is cut (inside a UTF-8 sequence, between
+ *   ESC and the rest of its sequence), prints escape_string's output byte
+ *   for byte, and what each piece adds is itself printable, so the
+ *   terminal never sees half a character or a raw control between pieces;
+ * - a write that fails shows: the stream's call returns -1, or stdio's
+ *   error flag is set (see check_stream_fails).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -98,11 +109,121 @@ check_problem(const char *s, size_t len, bool has_line)
 	free(file);
 }
 
+/* FNV-1a of the input: where the stream's cuts come from. */
+static uint64_t
+hash(const uint8_t *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3u;
+	/* xorshift never leaves 0, and would cut empty pieces forever. */
+	return h != 0 ? h : 1;
+}
+
+/* The next piece's size (xorshift64): mostly short, at times long. */
+static size_t
+cut_size(uint64_t *h)
+{
+	*h ^= *h << 13;
+	*h ^= *h >> 7;
+	*h ^= *h << 17;
+	return (*h >> 8) % 4 == 0 ? (size_t)(*h >> 16) % 257 :
+	    (size_t)(*h >> 16) % 9;
+}
+
+/*
+ * The text through a stream, in pieces of step bytes (0: sizes from h);
+ * after each piece, what it added is printable and continues want.
+ */
+static void
+check_stream(const char *s, size_t len, const char *want, size_t step,
+    uint64_t h)
+{
+	struct escape_stream es;
+	char *buf = NULL;
+	size_t blen = 0, at = 0, n, seen = 0, wlen = strlen(want);
+	FILE *fp;
+
+	check((fp = open_memstream(&buf, &blen)) != NULL);
+	escape_stream_init(&es);
+	while (at < len) {
+		n = step > 0 ? step : cut_size(&h);
+		if (n > len - at)
+			n = len - at;
+		check(escape_stream_write(&es, fp, s + at, n) == 0);
+		check(es.es_nheld <= sizeof(es.es_held));
+		at += n;
+		check(fflush(fp) == 0);
+		check(blen <= wlen && memcmp(buf + seen, want + seen,
+		    blen - seen) == 0);
+		check(fuzz_printable(buf + seen, blen - seen));
+		seen = blen;
+	}
+	check(escape_stream_end(&es, fp) == 0);
+	check(es.es_nheld == 0);
+	check(fclose(fp) == 0);
+	check(blen == wlen && memcmp(buf, want, blen) == 0);
+	free(buf);
+}
+
+/* A writer that takes *cookie more bytes, then fails (a closed pipe). */
+static ssize_t
+cut_write(void *cookie, const char *p, size_t n)
+{
+	size_t *left = cookie;
+
+	(void)p;
+	if (n > *left)
+		return -1;
+	*left -= n;
+	return (ssize_t)n;
+}
+
+/*
+ * The stream into a writer that fails past some byte (a closed pipe): the
+ * failure shows and the stream's state stays sound. A call whose fwrite
+ * comes back short returns -1; glibc's unbuffered stream may still report
+ * a refused single byte as written, with only its error flag set.
+ */
+static void
+check_stream_fails(const char *s, size_t len, const char *want, uint64_t h)
+{
+	cookie_io_functions_t io = { NULL, cut_write, NULL, NULL };
+	struct escape_stream es;
+	size_t at = 0, n, wlen = strlen(want), left;
+	int rc = 0;
+	FILE *fp;
+
+	if (wlen == 0)
+		return;
+	left = (size_t)(h % wlen);
+	check((fp = fopencookie(&left, "w", io)) != NULL);
+	/* Unbuffered: the failure reaches the fwrite that met it. */
+	check(setvbuf(fp, NULL, _IONBF, 0) == 0);
+	escape_stream_init(&es);
+	while (at < len && rc == 0) {
+		n = cut_size(&h);
+		if (n > len - at)
+			n = len - at;
+		rc = escape_stream_write(&es, fp, s + at, n);
+		check(es.es_nheld <= sizeof(es.es_held));
+		at += n;
+	}
+	if (rc == 0)
+		rc = escape_stream_end(&es, fp);
+	/* All of want was more than the writer takes. */
+	check(rc == -1 || ferror(fp));
+	(void)fclose(fp);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *s = (const char *)data + 1;
 	size_t len, olen;
+	uint64_t h;
 	char *out;
 
 	if (size < 1 || size > FUZZ_INPUT_MAX)
@@ -116,6 +237,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fuzz_printable(s, len))
 		check(olen == len && memcmp(out, s, len) == 0);
 	check_write(s, len, out);
+	h = hash(data, size);
+	check_stream(s, len, out, 1, h);
+	check_stream(s, len, out, 0, h);
+	check_stream_fails(s, len, out, h);
 	free(out);
 	check_buf(s, len, 4 + data[0] % 64);
 	check_problem(s, len, (data[0] & 0x80) != 0);

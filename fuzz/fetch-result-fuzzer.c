@@ -1,7 +1,7 @@
 /*
  * fetch-result-fuzzer.c: libFuzzer harness for an http_fetch's result as
  * brokerd receives it: the egress proxy's report (egress_report_line,
- * runner_egress.c), then bxtool's body on stdout and its status lines on
+ * egress_report.c), then bxtool's body on stdout and its status lines on
  * stderr ("bxtool: http CODE [truncated]", "bxtool: failed CURL'S WORDS")
  * through runner_result.c. The body and the status code are a remote
  * server's, of the model's choosing within the grant; curl's words quote

@@ -2,13 +2,14 @@
  * runner-result-fuzzer.c: libFuzzer harness for what brokerd makes of a
  * sandbox's run (src/brokerd/runner/runner_result.c) and for the search
  * for bxtool's start line in the sandbox's stderr (exec_find_started,
- * runner_exec.c). Every byte of stdout and stderr is the model's to
+ * exec_started.c). Every byte of stdout and stderr is the model's to
  * choose: a shell call's command prints what it likes, on both.
  *
  * The input: a byte for the tool, one for how the run ended (and the OOM,
- * lost-stderr and stdout-fill flags), one for the output limit, one for
- * the wait status, then two pieces (fuzz.h): stdout and stderr. stdout may
- * be repeated up to the limit, so that the cuts at output_bytes and at the
+ * lost-stderr, stdout-fill and process-limit flags, and whether [runner]
+ * pids is its least or its most), one for the output limit, one for the
+ * wait status, then two pieces (fuzz.h): stdout and stderr. stdout may be
+ * repeated up to the limit, so that the cuts at output_bytes and at the
  * frame are reached by small inputs; exec gives at most the limit + 1.
  *
  * What must hold, or the harness aborts:
@@ -111,8 +112,11 @@ check_result(const struct result_input *in, const struct run_result *r)
 		check(memcmp(r->rr_text, o->eo_out, len) == 0);
 		return;
 	}
-	/* Each kept byte is at most U+FFFD; "\nexit status -2147483648". */
-	check(len <= 3 * in->ri_output_bytes + 32);
+	/*
+	 * Each kept byte is at most U+FFFD; then at most
+	 * "\nexit status -2147483648; the process limit (65536) was reached".
+	 */
+	check(len <= 3 * in->ri_output_bytes + 64);
 }
 
 int
@@ -145,6 +149,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.ri_run = &o;
 	in.ri_runtime = b0 & 0x80 ? "bwrap" : "podman";
 	in.ri_oomed = (b1 & 0x04) != 0;
+	in.ri_pids_hit = (b1 & 0x40) != 0;
+	in.ri_pids = b1 & 0x80 ? 65536 : 8;
 	in.ri_timeout_ms = 30000 + (b3 & 0x0f) * 150;
 	in.ri_start_timeout_ms = 10000;
 	in.ri_memory_mb = 512;

@@ -6,16 +6,25 @@
 # and stderr (curl 7.88's own), the runtimes' own words, the bodies
 # llama-server sent (../shared/notes/llama-server-shapes.md) and the
 # fixtures under tests/fixtures. Run once from the top of the tree; what
-# fuzzing adds is merged into the same folders with -merge=1.
+# fuzzing adds is merged into the same folders with -merge=1. With names
+# (fuzz/seeds.py stream turn-event), only those corpora are written, so
+# a corpus not changed is not touched.
+import json
 import os
 import struct
+import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 corpus = os.path.join(root, "fuzz", "corpus")
 fixtures = os.path.join(root, "tests", "fixtures")
 
 
+only = set(sys.argv[1:])
+
+
 def put(name, seed, data):
+    if only and name not in only:
+        return
     d = os.path.join(corpus, name)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, seed), "wb") as f:
@@ -35,8 +44,8 @@ def final(word):
     return STARTED + b"\nbxtool: " + word + b"\n"
 
 
-# runner-result: tool, end|oom<<2|lost<<3|fill<<4, limit index, wait
-# status, then stdout and stderr.
+# runner-result: tool, end|oom<<2|lost<<3|fill<<4|pids hit<<6|pids at
+# its most<<7, limit index, wait status, then stdout and stderr.
 def run(seed, tool, out, err, end=EXITED, flags=0, limit=0, wait=0):
     put("runner-result", seed, bytes([tool, end | flags, limit, wait]) +
         piece(out) + piece(err))
@@ -81,6 +90,12 @@ run("fetch-failed", FETCH, b"",
     final(b"failed curl: (97) Can't complete SOCKS5 connection to example.com. (2)"))
 run("fetch-binary", FETCH, b"\x89PNG\r\n\x1a\n\x00\x00", final(b"http 200"))
 run("start-split", SHELL, b"", b"x\nbxtool: sta" + b"rted\n\nbxtool: ok\n", wait=5)
+PIDS_HIT, PIDS_MOST = 0x40, 0x80
+run("pids-exit", SHELL, b"fork: Resource temporarily unavailable\n",
+    final(b"exit 254"), flags=PIDS_HIT | PIDS_MOST)
+run("pids-capped", SHELL, b"y\n", STARTED, end=CAPPED, flags=PIDS_HIT | 0x20)
+run("pids-timed-out", SHELL, b"", STARTED, end=TIMED_OUT, flags=PIDS_HIT)
+run("pids-no-status", READ, b"", STARTED, flags=PIDS_HIT, wait=0x89)
 
 
 # fetch-result: limit index|capped<<6|signal<<7, the body, bxtool's
@@ -230,10 +245,116 @@ for e in events + ["turn_event-error", "error"]:
 put("turn-event", "chat-partial", b"\x00" + msgs("turn_event-text")[:-20])
 put("turn-event", "chat-escapes", b"\x00" + b'{"kind":"turn_event","final":false,'
     b'"type":"text","text":"\\u001b[2J\xe2\x80\xae\\u007f\xc2\x9b"}\n')
+
+
+# turn.c's printer between events: lines of text_delta pieces and what
+# ends them (the text that repeats them, another text, the reply, a call,
+# loopd going away), an approval past loopd's hour, an approved call.
+def ev(type_, final=False, **fields):
+    frame = {"kind": "turn_event", "final": final, "type": type_}
+    frame.update(fields)
+    return json.dumps(frame, ensure_ascii=False).encode() + b"\n"
+
+
+def deltas(*pieces):
+    return b"".join(ev("text_delta", text=p) for p in pieces)
+
+
+STARTED_EV = ev("started", session="chat-1758200000000")
+put("turn-event", "chat-deltas-repeat", b"\x00" + STARTED_EV +
+    deltas("Let me", " look.") + ev("text", text="Let me look.") +
+    ev("done", final=True, reply="Let me look."))
+put("turn-event", "chat-deltas-other-text", b"\x00" +
+    deltas("Let me", " look") + ev("text", text="Let me look.") +
+    deltas("Done") + ev("done", final=True, reply="Done"))
+put("turn-event", "chat-deltas-reply", b"\x00" + deltas("Your notes ", "hold a.md.") +
+    ev("done", final=True, reply="Your notes hold one file, a.md."))
+put("turn-event", "chat-deltas-escapes", b"\x00" +
+    deltas("\x1b[", "2J", "\u202e", "caf", "\u00e9 \u2028", "\x7f\u009b31m") +
+    ev("error", final=True, message="the model server is unavailable"))
+put("turn-event", "chat-deltas-call", b"\x00" + STARTED_EV +
+    deltas("Reading", " it.") +
+    ev("tool_call", call="call_0", tool="read_file",
+       arguments='{"path":"/home/kyle/notes/a.md"}') +
+    ev("approval_pending", approval=41, tool="read_file",
+       expires="9999-12-31T23:59:59.999Z") +
+    ev("tool_running", call="call_0", tool="read_file") +
+    ev("tool_result", call="call_0", status="result", content="# Notes\n",
+       **{"class": "private", "untrusted": True}) +
+    deltas("It holds ", "notes."))
+put("turn-event", "chat-deltas-cut", b"\x00" + STARTED_EV + deltas("half a li"))
+put("turn-event", "chat-result-pending", b"\x00" +
+    ev("tool_result", call="call_0", status="pending_approval",
+       content="", **{"class": "public", "untrusted": False}))
 for n in sorted(os.listdir(os.path.join(fixtures, "audit-records"))):
     with open(os.path.join(fixtures, "audit-records", n), "rb") as f:
         put("turn-event", "log-" + n.split(".")[0],
             b"\x01" + f.read().rstrip(b"\n"))
+
+# stream: the first byte is where the body is cut in two, then the body.
+# The recorded streams came first (fuzz/corpus/stream/*.sse); these are
+# the shapes they lack: the other SSE fields and comments, CR LF, an
+# event of two data lines, the error line of older llama-servers, and
+# chunks that are not what llama-server sends.
+def sse(seed, *events, cut=0x80, tail=b"data: [DONE]\n\n"):
+    body = b""
+    for e in events:
+        body += e if isinstance(e, bytes) else \
+            b"data: " + json.dumps(e).encode() + b"\n\n"
+    put("stream", seed, bytes([cut]) + body + tail)
+
+
+def chunk(delta=None, finish=None, **more):
+    c = {"choices": [{"index": 0, "delta": {} if delta is None else delta,
+                      "finish_reason": finish}],
+         "object": "chat.completion.chunk"}
+    c.update(more)
+    return c
+
+
+def frag(index=0, **fn):
+    f = {"type": "function", "function": fn}
+    if index is not None:
+        f["index"] = index
+    return chunk({"tool_calls": [f]})
+
+
+STOP = chunk(finish="stop")
+TOOL_CALLS = chunk(finish="tool_calls")
+sse("fields-crlf", b": ping\r\n\r\nevent: message\r\nid: 7\r\nretry: 100\r\n"
+    b'data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\r\n\r\n',
+    b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}'
+    b"\r\n\r\n", tail=b"data: [DONE]\r\n\r\n", cut=0x30)
+sse("two-data-lines", b'data: {"choices":[{"index":0,\ndata: "delta":'
+    b'{"content":"Hi"}}]}\n\n', STOP)
+sse("after-done", chunk({"content": "Hi"}), STOP, b"data: [DONE]\n\n",
+    chunk({"content": " again"}))
+sse("error-line-json", chunk({"content": "Hi"}),
+    b'error: {"error":{"code":500,"message":"the slot was released"}}\n\n')
+sse("error-line-object", b'error: {"code":503,"message":"loading model"}\n\n')
+sse("error-line-text", b"error: the server is shutting down\n\n", cut=0x08)
+sse("error-string", {"error": "out of memory in the KV cache"})
+sse("not-json", b"data: {\"choices\":[\n\n")
+sse("not-json-at-end", chunk({"content": "Hi"}), tail=b"data: {\"choices\"")
+sse("usage-only", {"usage": {"completion_tokens": 3}}, STOP)
+sse("choices-object", {"choices": {}})
+sse("choice-number", {"choices": [1]})
+sse("delta-null", {"choices": [{"index": 0, "delta": None,
+                                 "finish_reason": "stop"}]})
+sse("delta-string", chunk("hello"))
+sse("content-number", chunk({"content": 5}))
+sse("content-empty", chunk({"content": ""}), chunk({"content": "Hi"}), STOP)
+sse("tool-calls-object", chunk({"tool_calls": {}}))
+sse("fragment-number", chunk({"tool_calls": [1]}))
+sse("index-missing", frag(None, name="clock", arguments="{}"), TOOL_CALLS)
+sse("index-negative", frag(-1, name="clock", arguments="{}"), TOOL_CALLS)
+sse("index-past-max", frag(32, name="clock", arguments="{}"), TOOL_CALLS)
+sse("index-gap", frag(1, name="clock", arguments="{}"), TOOL_CALLS)
+sse("arguments-object", frag(0, name="call_tool", arguments={
+    "name": "read_file", "arguments": {"path": "/etc/hostname"}}), TOOL_CALLS)
+sse("arguments-missing", frag(0, name="clock"), TOOL_CALLS)
+sse("unclosed-event", chunk({"content": "Hi"}),
+    tail=b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}')
 
 # frame: the console kinds (issue 25) had no seed.
 for n in sorted(os.listdir(os.path.join(fixtures, "messages"))):

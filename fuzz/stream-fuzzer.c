@@ -10,7 +10,8 @@
  * - the same body fed whole gives the same outcome, the same content and
  *   the same calls as fed in two pieces;
  * - a finished reply has a finish_reason, at most MODEL_MAX_CALLS calls,
- *   and every call a name and arguments that are a JSON object's text.
+ *   and every call a name and arguments that are a JSON object's text;
+ * - after a piece fails, the stream refuses more pieces and the finish.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,6 +62,10 @@ run(const char *body, size_t len, size_t cut, struct joined *j)
 	if (model_stream_feed(ms, body, cut, &err) == 0 &&
 	    model_stream_feed(ms, body + cut, len - cut, &err) == 0)
 		(void)model_stream_finish(ms, &r, &err);
+	else {
+		check(model_stream_feed(ms, "\n\n", 2, &err) == -1);
+		check(model_stream_finish(ms, &r, &err) == -1 && r == NULL);
+	}
 	model_stream_free(ms);
 	return r;
 }

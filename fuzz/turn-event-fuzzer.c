@@ -2,19 +2,28 @@
  * turn-event-fuzzer.c: libFuzzer harness for what bxctl decodes and then
  * prints of text the model shaped: the turn events of `bxctl chat`, read
  * from loopd's socket (peer_read, src/bxctl/peer.c, over the message
- * decoder of src/proto/message*.c) and printed as lines (the pieces turn.c
- * prints with: escape.h and compact.h) or as JSON lines (turn_json); and the audit records of `bxctl log --call`, read by the
- * record decoder, or by the scanner's fast path for a line in canonical
- * form, and printed (log_call.c). The first byte picks which; the rest
- * is loopd's byte stream, or one audit line.
+ * decoder of src/proto/message*.c) and printed as lines by bxctl's own
+ * printer (turn_print.c; a fresh turn per input, twice: compact and
+ * whole) or as JSON lines (turn_json); and the audit records of `bxctl
+ * log --call`, read by the record decoder, or by the scanner's fast path
+ * for a line in canonical form, and printed (log_call.c). The first byte
+ * picks which; the rest is loopd's byte stream, or one audit line. An
+ * approval_pending event looks its approval up on an admin.sock that does
+ * not exist, so it prints the event's own line, and bxctl's complaint goes
+ * to stderr.
  *
  * What must hold, or the harness aborts:
  * - a frame peer_read accepts is printed by turn_json as one line of
  *   printable ASCII that means the same JSON as the frame;
  * - a decoded turn event holds every string its printer reads, and names
- *   in range; its printed form is nothing or one line, which holds no
- *   control, no bidi or zero-width character, and is valid UTF-8: no line
- *   the model wrote can pass for one of bxctl's;
+ *   in range; what the printer adds for it holds no control but newlines,
+ *   no bidi or zero-width character, and is valid UTF-8, and the turn's
+ *   output ends with a newline once the open line of deltas is closed: no
+ *   line the model wrote can pass for one of bxctl's (the compact turn
+ *   ends as a Ctrl-C ends it, whose line is then a line of its own);
+ * - a text event that repeats the line of deltas just streamed only ends
+ *   that line; a started event sets the session; the turn failed if and
+ *   only if an error event came;
  * - the stream ends where the frames do;
  * - a record is printed the same from the fast path as from the decoder;
  *   the text holds no control but the newline that ends each line, and
@@ -30,11 +39,9 @@
 
 #include <jansson.h>
 
-#include "bxctl/compact.h"
-#include "bxctl/escape.h"
 #include "bxctl/log.h"
 #include "bxctl/peer.h"
-#include "bxctl/turn.h"
+#include "bxctl/turn_print.h"
 #include "proto/audit_fast.h"
 #include "proto/frame.h"
 #include "proto/message.h"
@@ -110,66 +117,95 @@ check_event(const struct bx_turn_event *ev)
 	}
 }
 
-/*
- * An event as bxctl chat prints it, from the same pieces turn.c prints
- * with: escape_puts for whatever the model or a tool wrote, and the
- * compact lines of a terminal.
- */
+/* A turn's printer, on a memstream, and what of its output was checked. */
+struct printer {
+	struct turn_opts	p_opts;
+	struct turn_state	p_ts;
+	char			p_session[BX_ID_MAX + 1];
+	char			*p_buf;
+	size_t			 p_len;
+	size_t			 p_seen;
+	bool			 p_error;	/* an error event came */
+};
+
 static void
-print_event(FILE *fp, const struct bx_turn_event *ev, bool compact)
+printer_start(struct printer *pr, bool compact)
 {
-	switch (ev->type) {
-	case BX_EVENT_STARTED:
-		fprintf(fp, "session ");
-		escape_puts(fp, ev->session);
-		break;
-	case BX_EVENT_TEXT:
-	case BX_EVENT_TEXT_DELTA:
-	case BX_EVENT_DONE:
-		fprintf(fp, "model: ");
-		escape_puts(fp, ev->text);
-		break;
-	case BX_EVENT_ERROR:
-		fprintf(fp, "error: ");
-		escape_puts(fp, ev->text);
-		break;
-	case BX_EVENT_TOOL_CALL:
-		if (compact) {
-			compact_call(fp, ev->tool, ev->arguments);
-			return;
-		}
-		escape_puts(fp, ev->tool);
-		fprintf(fp, " ");
-		escape_puts(fp, ev->arguments);
-		break;
-	case BX_EVENT_TOOL_RESULT:
-		if (compact) {
-			compact_result(fp, ev->status, ev->content);
-			return;
-		}
-		escape_puts(fp, ev->content);
-		break;
-	default:
-		return;
+	FILE *fp;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->p_opts.admin_path = "/nonexistent/boxmaker-fuzz/admin.sock";
+	pr->p_opts.compact = compact;
+	check((fp = open_memstream(&pr->p_buf, &pr->p_len)) != NULL);
+	turn_print_init(&pr->p_ts, &pr->p_opts, pr->p_session, fp);
+}
+
+/* What the printer added since the last look: printable, but newlines. */
+static const char *
+printer_added(struct printer *pr, size_t *ret_len)
+{
+	const char *p, *end, *nl;
+
+	check(fflush(pr->p_ts.out) == 0);
+	p = pr->p_buf + pr->p_seen;
+	end = pr->p_buf + pr->p_len;
+	*ret_len = (size_t)(end - p);
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		check(fuzz_printable(p, (size_t)(nl - p)));
 	}
-	fprintf(fp, "\n");
+	p = pr->p_buf + pr->p_seen;
+	pr->p_seen = pr->p_len;
+	return p;
 }
 
 static void
-check_print(const struct bx_turn_event *ev, bool compact)
+printer_event(struct printer *pr, const struct bx_turn_event *ev)
 {
-	char *buf = NULL;
-	size_t blen = 0;
-	FILE *fp;
+	struct turn_state *ts = &pr->p_ts;
+	const char *added;
+	bool repeat;
+	size_t n;
 
-	check((fp = open_memstream(&buf, &blen)) != NULL);
-	print_event(fp, ev, compact);
-	check(fclose(fp) == 0);
-	if (blen > 0) {
-		check(buf[blen - 1] == '\n');
-		check(fuzz_printable(buf, blen - 1));
+	/* Each delta is a whole JSON string, so no byte is held back. */
+	repeat = ev->type == BX_EVENT_TEXT && ts->in_deltas &&
+	    !ts->streamed_cut && strcmp(ts->streamed, ev->text) == 0;
+	turn_print_event(ts, ev);
+	added = printer_added(pr, &n);
+	if (repeat)
+		check(n == 1 && added[0] == '\n');
+	if (ev->type == BX_EVENT_STARTED)
+		check(strcmp(pr->p_session, ev->session) == 0);
+	if (ev->type == BX_EVENT_ERROR)
+		pr->p_error = true;
+	check(ts->failed == pr->p_error);
+}
+
+/* The turn's end; stopped: as the owner's Ctrl-C ends it. */
+static void
+printer_done(struct printer *pr, bool stopped)
+{
+	static const char line[] = "stopped (Ctrl-C): the turn ends here; "
+	    "what it did so far is kept\n";
+	size_t n;
+
+	if (stopped)
+		turn_print_stopped(&pr->p_ts);
+	else
+		turn_print_end(&pr->p_ts);
+	(void)printer_added(pr, &n);
+	check(pr->p_len == 0 || pr->p_buf[pr->p_len - 1] == '\n');
+	/* The stop is a line of its own, after any line of deltas. */
+	if (stopped) {
+		n = strlen(line);
+		check(pr->p_len >= n &&
+		    memcmp(pr->p_buf + pr->p_len - n, line, n) == 0);
+		check(pr->p_len == n || pr->p_buf[pr->p_len - n - 1] == '\n');
 	}
-	free(buf);
+	turn_print_free(&pr->p_ts);
+	check(fclose(pr->p_ts.out) == 0);
+	free(pr->p_buf);
 }
 
 /* loopd's bytes through peer_read, as `bxctl chat` reads them. */
@@ -178,6 +214,7 @@ chat(const uint8_t *data, size_t size)
 {
 	struct bx_frame_reader fr;
 	struct bx_error err, said;
+	struct printer whole, compact;
 	struct bx_msg *msg;
 	const char *line;
 	size_t len, at = 0;
@@ -187,6 +224,8 @@ chat(const uint8_t *data, size_t size)
 	check(size == 0 || write(p[1], data, size) == (ssize_t)size);
 	close(p[1]);
 	bx_frame_reader_init(&fr, p[0]);
+	printer_start(&whole, false);
+	printer_start(&compact, true);
 	while (peer_read(&fr, 1000, "loopd", &msg, &line, &len, &err) == 0) {
 		check(at + len < size && data[at + len] == '\n');
 		at += len + 1;
@@ -198,12 +237,14 @@ chat(const uint8_t *data, size_t size)
 		}
 		if (msg->kind == BX_MSG_TURN_EVENT) {
 			check_event(&msg->turn_event);
-			check_print(&msg->turn_event, false);
-			check_print(&msg->turn_event, true);
+			printer_event(&whole, &msg->turn_event);
+			printer_event(&compact, &msg->turn_event);
 		}
 		bx_msg_free(msg);
 	}
 	check(err.msg[0] != '\0');
+	printer_done(&whole, false);
+	printer_done(&compact, true);
 	bx_frame_reader_free(&fr);
 	close(p[0]);
 }

@@ -25,7 +25,11 @@ build="$root/build-fuzz"
 cov="$root/build-cov"
 cd "$root"
 
-# The files each harness is for: its coverage is theirs alone.
+# The files each harness is for: its coverage is theirs alone. A parser
+# that lived in a file of process control has a file of its own, so that
+# the file is the parser. Beside a harness, the lines of its targets that
+# no input reaches, and why (issue 33 asks 80 % of the rest); out of
+# memory is never among the inputs, and is not listed.
 targets() {
 	case "$1" in
 	toml) for f in src/toml/*.c; do
@@ -39,17 +43,43 @@ targets() {
 	chain) echo src/proto/chain.c src/proto/chain_asks.c \
 	    src/proto/audit_scan.c src/proto/audit_record.c ;;
 	bxegress) echo src/bxegress/socks.c ;;
+	# runner_result.c: fit_frame's byte that starts no sequence (its text
+	# is UTF-8 by then); the egress proxy's refusal and limit, which
+	# fetch-result drives.
 	runner-result) echo src/brokerd/runner/runner_result.c \
-	    src/brokerd/runner/runner_exec.c ;;
+	    src/brokerd/runner/exec_started.c ;;
+	# The harness is http_fetch's alone, ended or capped, with stderr
+	# whole and no process limit, so runner_result.c's other tools,
+	# other ends, lost stderr and process-limit note are runner-result's,
+	# which covers the file: 63 lines, which leave this harness under
+	# 80 % (248 of 323; of the other 260, 248). Of the fetch paths: the
+	# cut to the frame (a 2xx body whose JSON escaping passes 1 MiB,
+	# over 170 KB of input; runner-result reaches it) and fit_frame's
+	# byte that starts no sequence. egress_report.c: only asprintf
+	# failing.
 	fetch-result) echo src/brokerd/runner/runner_result.c \
-	    src/brokerd/runner/runner_egress.c ;;
+	    src/brokerd/runner/egress_report.c ;;
 	fetch-status) echo src/bxtool/fetch_status.c ;;
 	model-reply) echo src/loopd/model_reply.c ;;
+	# model_stream.c: the bounds past the harness's 64 KiB input (an
+	# event or line over MODEL_STREAM_LINE_MAX, a body over
+	# MODEL_MAX_RESPONSE), and model_stream_free(NULL).
 	stream) echo src/loopd/model_stream.c ;;
+	# escape.c: escape_string's size overflow (SIZE_MAX / 6 bytes).
 	escape) echo src/bxctl/escape.c ;;
-	turn-event) echo src/bxctl/peer.c src/bxctl/turn.c \
-	    src/bxctl/jsonout.c src/bxctl/log_call.c \
-	    src/proto/message_decode.c src/proto/audit_read.c ;;
+	# peer.c: a timeout, a frame too large and a read error (the pipe
+	# holds the whole input, at most 60000 bytes, and is closed).
+	# turn_print.c: asking the owner (a terminal and brokerd; the
+	# harness does not ask), the stop under --json, turn_json of a frame
+	# that is not JSON (peer_read decoded it first), a line of deltas
+	# past TURN_STREAM_MAX (1 MiB), and the switch's default (the
+	# decoder gives only the nine types). jsonout.c: jsonout_time (the
+	# console commands' --json, not a turn's), and json_dumps or the
+	# stream failing. message_decode.c is the frame harness's: peer_read
+	# decodes any kind with it, but loopd answers chat only with
+	# turn_event and error, whose decoders this harness covers.
+	turn-event) echo src/bxctl/peer.c src/bxctl/turn_print.c \
+	    src/bxctl/jsonout.c src/bxctl/log_call.c src/proto/audit_read.c ;;
 	esac
 }
 

@@ -24,7 +24,7 @@
  * (statusline.h).
  *
  * With json, each frame loopd sent is printed instead as one line of
- * ASCII-only JSON (turn_json()), and nothing else.
+ * ASCII-only JSON (turn_json(), turn_print.h), and nothing else.
  *
  * Ctrl-C (interrupt.h) stops the turn: bxctl closes its connection, which
  * is how loopd is told (protocol.md), and the turn ends as TURN_STOPPED.
@@ -98,8 +98,8 @@ enum turn_end {
 int	turn_run(const struct turn_opts *, char *session, const char *text,
 	    enum turn_end *ret_end, struct bx_error *);
 
-/* The two lines of an approval_pending event (turn_ask.c). */
-void	turn_show_approval(const struct turn_opts *,
+/* The two lines of an approval_pending event on out (turn_ask.c). */
+void	turn_show_approval(const struct turn_opts *, FILE *out,
 	    const struct bx_turn_event *);
 /*
  * Asks the owner about approval id and answers brokerd: [y]es once,
@@ -107,13 +107,5 @@ void	turn_show_approval(const struct turn_opts *,
  * answer (nothing was answered).
  */
 int	turn_ask(const struct turn_opts *, uint64_t id);
-
-/*
- * Prints the frame line[0..len) on fp as compact JSON with every non-ASCII
- * character and every control escaped (JSON_ENSURE_ASCII, hex digits
- * made lowercase), and DEL, which jansson leaves raw, as \u007f: still
- * valid JSON, and pure printable ASCII. Returns 0, or -1 if the line is not JSON.
- */
-int	turn_json(FILE *fp, const char *line, size_t len);
 
 #endif

@@ -29,7 +29,7 @@
 
 /* Looks the approval up on admin.sock and prints its two lines. */
 void
-turn_show_approval(const struct turn_opts *opts,
+turn_show_approval(const struct turn_opts *opts, FILE *out,
     const struct bx_turn_event *ev)
 {
 	struct bx_msg *req, *list = NULL;
@@ -47,8 +47,7 @@ turn_show_approval(const struct turn_opts *opts,
 			if (list->approval_list.items[i].approval !=
 			    ev->approval)
 				continue;
-			show_approval(stdout, &list->approval_list.items[i],
-			    now);
+			show_approval(out, &list->approval_list.items[i], now);
 			bx_msg_free(list);
 			bx_msg_free(req);
 			return;
@@ -61,10 +60,10 @@ turn_show_approval(const struct turn_opts *opts,
 	bx_msg_free(req);
 	/* The event alone, then why the block is missing. */
 	show_duration(ev->expires - show_now(), left);
-	printf("%" PRIu64 "  expires in %s  ", ev->approval, left);
-	escape_puts(stdout, ev->tool);
-	printf("\n");
-	fflush(stdout);
+	fprintf(out, "%" PRIu64 "  expires in %s  ", ev->approval, left);
+	escape_puts(out, ev->tool);
+	fprintf(out, "\n");
+	fflush(out);
 	cli_fail("%s", err.msg);
 }
 

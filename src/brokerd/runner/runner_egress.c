@@ -369,28 +369,6 @@ out:
 	return rc;
 }
 
-void
-egress_report_line(char *line, struct egress_report *r)
-{
-	const char *sp;
-	char *p;
-
-	for (p = line; *p != '\0'; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			*p = '?';
-	if (strncmp(line, "limit ", 6) == 0) {
-		r->er_limit = strtoll(line + 6, NULL, 10);
-		return;
-	}
-	if (strncmp(line, "refused ", 8) != 0 ||
-	    (sp = strchr(line + 8, ' ')) == NULL)
-		return;
-	free(r->er_refusal);
-	if (asprintf(&r->er_refusal, "egress refused %.*s: %s",
-	    (int)(sp - (line + 8)), line + 8, sp + 1) == -1)
-		r->er_refusal = NULL;
-}
-
 /* One report line: kept if it says why a fetch failed, and logged. */
 static void
 take_line(struct egress_call *e, char *line, struct egress_report *r)

@@ -59,7 +59,8 @@ void	egress_finish(struct egress_call *, struct egress_report *ret);
 void	egress_free(struct egress_call *);
 
 /*
- * One line of the proxy's report (NUL-terminated, no newline) into r: its
+ * One line of the proxy's report (NUL-terminated, no newline) into r
+ * (egress_report.c; egress_finish calls it for each line read): its
  * bytes outside printable ASCII become '?' in place, "limit N" sets
  * er_limit, and "refused HOST:PORT REASON" replaces er_refusal.
  */

@@ -120,20 +120,6 @@ time_up(const struct watch *w)
 	    l->el_timeout_ms;
 }
 
-bool
-exec_find_started(const char *err, size_t len, size_t scanned)
-{
-	const char *p, *end = err + len, *hit;
-	size_t n = strlen(EXEC_STARTED_LINE);
-
-	p = err + (scanned >= n ? scanned - n + 1 : 0);
-	for (; (hit = memmem(p, (size_t)(end - p), EXEC_STARTED_LINE, n)) !=
-	    NULL; p = hit + 1)
-		if (hit == err || hit[-1] == '\n')
-			return true;
-	return false;
-}
-
 /* Whether stderr now holds EXEC_STARTED_LINE: its clock starts then. */
 static void
 look_for_start(struct watch *w)

@@ -146,7 +146,8 @@ int	exec_supervise(struct exec_child *, const struct exec_limits *,
 void	exec_outcome_clear(struct exec_outcome *);
 
 /*
- * Whether err[0..len) holds EXEC_STARTED_LINE at the start of a line. Only
+ * Whether err[0..len) holds EXEC_STARTED_LINE at the start of a line
+ * (exec_started.c; exec_supervise calls it after each read of stderr). Only
  * what came after the first scanned bytes is searched, with the few bytes
  * before it where a line split between two reads may begin; scanned is
  * what an earlier search (which found nothing) saw.
