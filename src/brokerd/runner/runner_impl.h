@@ -50,6 +50,7 @@ struct podman_opts {
 	int64_t		 po_timeout_ms;	/* the backstop is a little past it */
 	const char	*po_user;	/* "UID:GID", or NULL */
 	const char	*po_seccomp;	/* the filter's file, for bxtool */
+	const char	*po_nproc;	/* "SOFT:HARD", above po_pids */
 };
 
 /* What bwrap's argv is made from besides the view. */

@@ -10,6 +10,8 @@
  * call cgroup's, the --cgroup-parent: podman's own OOM report is always
  * false, and only an OOM in that cgroup is seen (cgroup.h).
  */
+#include <sys/resource.h>
+
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,6 +33,8 @@
 #define PODMAN_CGROUP_MANAGER	"--cgroup-manager=cgroupfs"
 /* podman's own --timeout, past ours, for a container whose brokerd died. */
 #define PODMAN_BACKSTOP_S	10
+/* The container's RLIMIT_NPROC per process of its pids limit (nproc_limit). */
+#define PODMAN_NPROC_PER_PID	32
 /* How long podman rm and podman ps may take. */
 #define PODMAN_COMMAND_MS	30000
 /* podman ps's answer: container ids, one per line. */
@@ -136,8 +140,7 @@ podman_argv(const struct podman_opts *o, const struct sandbox_view *v,
 	argv_add(a, "--security-opt=no-new-privileges");
 	argv_add(a, "--pids-limit=%" PRId64, o->po_pids);
 	argv_add(a, "--ulimit=nofile=1024:1024");
-	argv_add(a, "--ulimit=nproc=%" PRId64 ":%" PRId64, o->po_pids,
-	    o->po_pids);
+	argv_add(a, "--ulimit=nproc=%s", o->po_nproc);
 	argv_add(a, "--cgroup-parent=%s", o->po_cgroup_parent);
 	argv_add(a, "--timeout=%" PRId64, (o->po_timeout_ms + 999) / 1000 +
 	    PODMAN_BACKSTOP_S);
@@ -191,6 +194,29 @@ kill_container(void *ctx)
 	remove_container(k->pk_program, k->pk_name);
 }
 
+/*
+ * The container's RLIMIT_NPROC: well above pids.max, so that the call's
+ * pids cgroup is the bound its forks reach and count. Rootless, RLIMIT_NPROC
+ * counts every process of the owner's uid (podman's pause and conmon, other
+ * calls), so the old value, pids.max itself, refused forks first and no
+ * cgroup counted them (the owner's VM). As root, podman needs an explicit
+ * value and the kernel ignores it for uid 0; runc there could not set one
+ * as high as brokerd's own hard limit (65536 of 96362 refused, 4096 taken),
+ * so it is a multiple of pids, never above brokerd's soft limit.
+ */
+static const char *
+nproc_limit(int64_t pids, char *buf, size_t size)
+{
+	struct rlimit rl;
+	int64_t n = pids * PODMAN_NPROC_PER_PID;
+
+	if (getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (int64_t)rl.rlim_cur < n)
+		n = (int64_t)rl.rlim_cur;
+	snprintf(buf, size, "%" PRId64 ":%" PRId64, n, n);
+	return buf;
+}
+
 static void
 pids_watch_read(void *cgroup_call)
 {
@@ -204,6 +230,7 @@ podman_run(const struct backend_settings *bs, struct sandbox_call *call,
 	const struct sandbox_view *v = call->sc_view;
 	struct podman_opts o;
 	struct podman_kill k;
+	char nproc[64];
 	struct exec_hooks hooks = { .eh_kill = kill_container, .eh_ctx = &k };
 	struct exec_spawn sp;
 	struct exec_child c;
@@ -220,6 +247,7 @@ podman_run(const struct backend_settings *bs, struct sandbox_call *call,
 	o.po_timeout_ms = bs->bs_timeout_ms;
 	o.po_user = bs->bs_user;
 	o.po_seccomp = bs->bs_seccomp_file;
+	o.po_nproc = nproc_limit(bs->bs_pids, nproc, sizeof(nproc));
 	k.pk_program = bs->bs_program;
 	podman_name(bs->bs_home_id, v->v_seq, k.pk_name, sizeof(k.pk_name));
 	if (podman_argv(&o, v, &a, err) == -1)

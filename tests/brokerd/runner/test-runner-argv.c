@@ -56,7 +56,7 @@ render(void *ctx, const struct run_spec *spec, struct run_result *ret,
 	struct golden *g = ctx;
 	struct podman_opts po = { "/usr/bin/podman", "runc", "0123456789abcdef",
 	    "/boxmaker-0123456789abcdef/call-41", 128, 30000, NULL,
-	    "/h/broker/seccomp.bpf" };
+	    "/h/broker/seccomp.bpf", "4096:8192" };
 	struct bwrap_opts bo = { "/usr/bin/bwrap", 5, 6, 7, NULL,
 	    { 10, 11, 12, 13, 14, 15 } };
 	struct sandbox_view *v = NULL;
@@ -331,7 +331,7 @@ test_podman_refuses_a_colon(void **state)
 	struct sandbox_view v;
 	struct sandbox_op op = { SB_BIND, false, "/a:b", "/a:b", 0 };
 	struct podman_opts po = { "/usr/bin/podman", NULL, "x", "/p", 8, 100,
-	    NULL, "/s" };
+	    NULL, "/s", "-1:-1" };
 	struct argv a;
 	struct bx_error err;
 
