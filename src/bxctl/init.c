@@ -58,6 +58,8 @@ parse(const struct cli_command *cmd, int argc, char **argv,
 
 	o->io_runtime = MACHINE_PODMAN;
 	o->io_force = false;
+	/* The loop reads it after each option, and a good one sets none. */
+	*ret_status = CLI_OK;
 	optind = 0;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {

@@ -126,7 +126,7 @@ quote_run(struct toml_lexer *lx, char quote)
 static int
 content_char(struct toml_lexer *lx, int multiline, const char *kind)
 {
-	int c = toml_lex_peek(lx, 0), rc;
+	int c = toml_lex_peek(lx, 0);
 
 	if (c == -1)
 		return toml_lex_fail(lx, "unterminated %s", kind);
@@ -136,7 +136,7 @@ content_char(struct toml_lexer *lx, int multiline, const char *kind)
 			    toml_lex_fail(lx, "carriage return in a %s", kind) :
 			    toml_lex_fail(lx, "unterminated %s: it ends at "
 			    "the end of the line", kind);
-		if ((rc = toml_lex_newline(lx)) == -1)
+		if (toml_lex_newline(lx) == -1)
 			return -1;
 		return toml_scratch_add(lx, "\n", 1);
 	}

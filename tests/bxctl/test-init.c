@@ -2,7 +2,8 @@
  * test-init.c: the files `bxctl init` writes (bxctl/init.h), read back by
  * the parsers that will read them: brokerd's and loopd's configuration and
  * brokerd's grant decoder. Paths with quotes and backslashes survive, and
- * paths TOML or a socket cannot hold are refused.
+ * paths TOML or a socket cannot hold are refused. And its options: one
+ * that is fine does not end the command line's parse.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,8 @@
 
 #include "brokerd/config.h"
 #include "brokerd/grantfile.h"
+#include "bxctl/cli.h"
+#include "bxctl/commands.h"
 #include "bxctl/init.h"
 #include "loopd/config.h"
 
@@ -149,6 +152,36 @@ test_refusals(void **state)
 	refused(home, "is too long for its sockets");
 }
 
+/*
+ * Fills the stack the next call will use with bytes that are not 0, so a
+ * status read before it is written shows as garbage, not as CLI_OK by luck.
+ */
+static void __attribute__((noinline))
+dirty_stack(void)
+{
+	volatile unsigned char junk[65536];
+	size_t i;
+
+	for (i = 0; i < sizeof(junk); i++)
+		junk[i] = 0xa5;
+}
+
+/* --force is fine, so the parse goes on to the bad --runtime. */
+static void
+test_option_then_usage_error(void **state)
+{
+	static const struct cli_command init = { "init", cmd_init,
+	    "bxctl init [--runtime podman|bwrap] [--force]" };
+	char *argv[] = { "init", "--force", "--runtime", "lxc", NULL };
+	char *argv2[] = { "init", "--runtime", "bwrap", "extra", NULL };
+
+	(void)state;
+	dirty_stack();
+	assert_int_equal(cmd_init(&init, 4, argv), CLI_USAGE);
+	dirty_stack();
+	assert_int_equal(cmd_init(&init, 4, argv2), CLI_USAGE);
+}
+
 int
 main(void)
 {
@@ -156,6 +189,7 @@ main(void)
 		cmocka_unit_test(test_files_read_back),
 		cmocka_unit_test(test_quoted_paths),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_option_then_usage_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
