@@ -693,13 +693,17 @@ check_fork_bomb() {
 }
 
 # The case: 400 background sleeps under pids = 128. The shell
-# exits 2 at the first refused fork and the container ends at once, so a
-# counter read only after the call would be gone under podman.
+# exits 2 at the first refused fork, and under bwrap the call ends then.
+# Under rootless podman here the call ran on to its timeout instead (seen
+# on Linux 6.1; not as root on the build machine): either way the result
+# must name the limit, which podman's removed cgroup once hid.
 check_pids_quick_exit() {
-	local o=$out/checks/$runtime-pids-quick.chat
+	local o=$out/checks/$runtime-pids-quick.chat want
 	one_call "$o" shell "{\"command\": \"for i in \$(seq 400); do sleep 30 & done\", \"cwd\": \"$ohome/vmt/work\"}" || return 1
-	result_lines "$o" | grep -qF 'exit status 2; the process limit (128) was reached' ||
-		fail "the result does not say exit status 2 and the process limit (128) ($(uname -r))"
+	want='exit status 2; the process limit (128) was reached'
+	[ "$runtime" = podman ] && want='the process limit (128) was reached'
+	result_lines "$o" | grep -qF "$want" ||
+		fail "the result does not say: $want ($(uname -r))"
 }
 
 # systemctl --user restart brokerd (with a 15 s call timeout now), and a
