@@ -203,7 +203,12 @@ check_stream_fails(const char *s, size_t len, const char *want, uint64_t h)
 	/* Unbuffered: the failure reaches the fwrite that met it. */
 	check(setvbuf(fp, NULL, _IONBF, 0) == 0);
 	escape_stream_init(&es);
-	while (at < len && rc == 0) {
+	/*
+	 * A caller stops at the first error. Going on through a failed
+	 * unbuffered cookie stream once crashed inside glibc's fwrite (not
+	 * reproducible from that input alone; fuzz/regress/escape/).
+	 */
+	while (at < len && rc == 0 && !ferror(fp)) {
 		n = cut_size(&h);
 		if (n > len - at)
 			n = len - at;
@@ -211,7 +216,7 @@ check_stream_fails(const char *s, size_t len, const char *want, uint64_t h)
 		check(es.es_nheld <= sizeof(es.es_held));
 		at += n;
 	}
-	if (rc == 0)
+	if (rc == 0 && !ferror(fp))
 		rc = escape_stream_end(&es, fp);
 	/* All of want was more than the writer takes. */
 	check(rc == -1 || ferror(fp));
