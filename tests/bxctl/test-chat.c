@@ -28,70 +28,46 @@
 #define STARTED \
 	EVENT(false, "\"type\":\"started\",\"session\":\"" SESSION "\"")
 
-struct env {
-	char		*dir;
-	char		 admin_sock[512];
-	char		 loop_sock[512];
-	struct fake	*admin;
-	struct fake	*loop;
-	char		 expires[BX_TIME_LEN + 1];
-};
+/* When approval 41 expires, set by setup for every test. */
+static char	expires[BX_TIME_LEN + 1];
 
 static int
 setup(void **state)
 {
-	struct env *e = calloc(1, sizeof(*e));
+	struct fake_pair *e;
 	char created[BX_TIME_LEN + 1], list[2048];
 	int64_t now = show_now();
 
-	assert_non_null(e);
-	e->dir = run_tempdir();
-	snprintf(e->admin_sock, sizeof(e->admin_sock), "%s/admin.sock",
-	    e->dir);
-	snprintf(e->loop_sock, sizeof(e->loop_sock), "%s/loop.sock", e->dir);
-	e->admin = fake_admin_start(e->admin_sock);
-	e->loop = fake_loop_start(e->loop_sock, e->admin);
+	fake_pair_setup(state);
+	e = *state;
 	/*
 	 * "5 min ago  expires in 9 min", and still so a minute later: both
 	 * sit half a second into their minute, so a slow start changes
 	 * nothing.
 	 */
 	bx_time_format(now - 300500, created);
-	bx_time_format(now + 599500, e->expires);
+	bx_time_format(now + 599500, expires);
 	snprintf(list, sizeof(list), "{\"kind\":\"approval_list\",\"items\":"
 	    "[{\"approval\":41,\"session\":\"" SESSION "\",\"call\":\"call_0\","
 	    "\"tool\":\"shell\",\"arguments\":\"" ARGS "\",\"grant\":"
 	    "\"shell-scratch\",\"taint\":\"private\",\"created\":\"%s\","
-	    "\"expires\":\"%s\"}]}", created, e->expires);
+	    "\"expires\":\"%s\"}]}", created, expires);
 	fake_admin_reply(e->admin, "approvals", list);
 	fake_admin_reply(e->admin, "approve", "{\"kind\":\"approve_result\","
 	    "\"outcome\":{\"outcome\":\"ask\"}}");
 	fake_admin_reply(e->admin, "refuse", "{\"kind\":\"ok\"}");
-	*state = e;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct env *e = *state;
-
-	fake_stop(e->loop);
-	fake_stop(e->admin);
-	run_rmdir(e->dir);
-	free(e);
 	return 0;
 }
 
 /* A turn that asks for approval 41 and goes on by the answer. */
 static void
-script_approval(struct env *e)
+script_approval(struct fake_pair *e)
 {
 	char pending[512];
 
 	snprintf(pending, sizeof(pending), "{\"kind\":\"turn_event\","
 	    "\"final\":false,\"type\":\"approval_pending\",\"approval\":41,"
-	    "\"tool\":\"shell\",\"expires\":\"%s\"}", e->expires);
+	    "\"tool\":\"shell\",\"expires\":\"%s\"}", expires);
 	fake_loop_script(e->loop, STARTED);
 	fake_loop_script(e->loop, EVENT(false,
 	    "\"type\":\"text\",\"text\":\"Let me look.\""));
@@ -115,7 +91,7 @@ script_approval(struct env *e)
 
 /* A turn with no tool calls. */
 static void
-script_simple(struct env *e)
+script_simple(struct fake_pair *e)
 {
 	fake_loop_script(e->loop, STARTED);
 	fake_loop_script(e->loop, EVENT(false,
@@ -125,7 +101,7 @@ script_simple(struct env *e)
 }
 
 static void
-chat(struct env *e, struct run_result *res, const char *input,
+chat(struct fake_pair *e, struct run_result *res, const char *input,
     const char *a, const char *b, const char *c)
 {
 	const char *args[10] = { "chat", "--loop-socket", e->loop_sock,
@@ -142,7 +118,7 @@ chat(struct env *e, struct run_result *res, const char *input,
 static void
 test_interactive_yes_approves(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	struct run_result res;
 
 	script_approval(e);
@@ -172,7 +148,7 @@ test_interactive_yes_approves(void **state)
 static void
 test_interactive_no_refuses(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	struct run_result res;
 
 	script_approval(e);
@@ -198,7 +174,7 @@ static void
 test_anything_but_yes_refuses(void **state)
 {
 	static const char *answers[] = { "\n", "yep\n", "", "Y es\n" };
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	struct run_result res;
 	char input[64];
 	size_t i;
@@ -221,7 +197,7 @@ test_anything_but_yes_refuses(void **state)
 static void
 test_session_carries_to_next_turn(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	struct run_result res;
 
 	script_simple(e);
@@ -242,7 +218,7 @@ test_session_carries_to_next_turn(void **state)
 static void
 test_session_option(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	struct run_result res;
 
 	script_simple(e);
@@ -265,13 +241,13 @@ test_session_option(void **state)
 static void
 test_say_shows_block_without_asking(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	struct run_result res;
 	char pending[512];
 
 	snprintf(pending, sizeof(pending), "{\"kind\":\"turn_event\","
 	    "\"final\":false,\"type\":\"approval_pending\",\"approval\":41,"
-	    "\"tool\":\"shell\",\"expires\":\"%s\"}", e->expires);
+	    "\"tool\":\"shell\",\"expires\":\"%s\"}", expires);
 	fake_loop_script(e->loop, STARTED);
 	fake_loop_script(e->loop, pending);
 	fake_loop_script(e->loop, EVENT(false,
@@ -295,7 +271,7 @@ test_say_shows_block_without_asking(void **state)
 static void
 test_json_prints_events_only(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	struct run_result res;
 
 	fake_loop_script(e->loop, STARTED);
@@ -336,7 +312,7 @@ test_json_prints_events_only(void **state)
 static void
 test_error_event_fails(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	struct run_result res;
 
 	fake_loop_script(e->loop, STARTED);
@@ -354,7 +330,7 @@ test_error_event_fails(void **state)
 static void
 test_loopd_error_frame(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	struct run_result res;
 
 	fake_loop_script(e->loop, "{\"kind\":\"error\",\"code\":\"busy\","
@@ -370,7 +346,7 @@ test_loopd_error_frame(void **state)
 static void
 test_loopd_not_running(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	const char *args[] = { "chat", "--say", "hi", NULL };
 	struct run_result res;
 	char want[700];
@@ -401,7 +377,7 @@ test_loopd_not_running(void **state)
 static void
 test_approval_not_listed(void **state)
 {
-	struct env *e = *state;
+	struct fake_pair *e = *state;
 	struct run_result res;
 
 	fake_admin_reply(e->admin, "approvals",
@@ -427,27 +403,27 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_interactive_yes_approves,
-		    setup, teardown),
+		    setup, fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_interactive_no_refuses,
-		    setup, teardown),
+		    setup, fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_anything_but_yes_refuses,
-		    setup, teardown),
+		    setup, fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_session_carries_to_next_turn, setup, teardown),
+		    test_session_carries_to_next_turn, setup, fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_session_option, setup,
-		    teardown),
+		    fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_say_shows_block_without_asking, setup, teardown),
+		    test_say_shows_block_without_asking, setup, fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_json_prints_events_only,
-		    setup, teardown),
+		    setup, fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_error_event_fails, setup,
-		    teardown),
+		    fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_loopd_error_frame, setup,
-		    teardown),
+		    fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_loopd_not_running, setup,
-		    teardown),
+		    fake_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_approval_not_listed,
-		    setup, teardown),
+		    setup, fake_pair_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
