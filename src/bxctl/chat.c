@@ -18,6 +18,7 @@
 #include "bxctl/commands.h"
 #include "bxctl/escape.h"
 #include "bxctl/interrupt.h"
+#include "bxctl/linein.h"
 #include "bxctl/options.h"
 #include "bxctl/prompt.h"
 #include "bxctl/turn.h"
@@ -83,23 +84,21 @@ one_turn(const struct turn_opts *opts, char *session, const char *text,
  * file or on Ctrl-C, which both end the chat.
  */
 static const char *
-next_line(struct prompt *p, bool show, char **line, size_t *cap)
+next_line(const struct turn_opts *opts, bool show)
 {
+	const char *line;
 	bool interrupted;
-	ssize_t n;
+	size_t len;
 
-	if (p != NULL)
-		return prompt_read(p, "> ", &interrupted);
+	if (opts->prompt != NULL)
+		return prompt_read(opts->prompt, "> ", &interrupted);
 	if (show) {
 		fprintf(stderr, "> ");
 		fflush(stderr);
 	}
-	/* Without SA_RESTART, a Ctrl-C ends getline with EINTR. */
-	if ((n = getline(line, cap, stdin)) == -1)
+	if (linein_read(opts->answers, &line, &len) != 1)
 		return NULL;
-	if (n > 0 && (*line)[n - 1] == '\n')
-		(*line)[n - 1] = '\0';
-	return *line;
+	return line;
 }
 
 /*
@@ -112,15 +111,16 @@ interactive(struct turn_opts *opts, char *session)
 {
 	bool prompt = isatty(STDIN_FILENO) && !opts->json, stop = false;
 	int status = CLI_OK;
-	char *buf = NULL;
 	const char *line;
-	size_t cap = 0, n;
+	size_t n;
 
 	if (prompt)
 		opts->prompt = prompt_open();
+	if (opts->prompt == NULL &&
+	    (opts->answers = linein_open(STDIN_FILENO)) == NULL)
+		return cli_fail("out of memory");
 	for (;;) {
-		if ((line = next_line(opts->prompt, prompt, &buf, &cap)) ==
-		    NULL)
+		if ((line = next_line(opts, prompt)) == NULL)
 			break;
 		if ((n = strlen(line)) == 0)
 			continue;
@@ -138,7 +138,8 @@ interactive(struct turn_opts *opts, char *session)
 		fprintf(stderr, "\n");
 	prompt_close(opts->prompt);
 	opts->prompt = NULL;
-	free(buf);
+	linein_close(opts->answers);
+	opts->answers = NULL;
 	return status;
 }
 
@@ -260,7 +261,6 @@ cmd_chat(const struct cli_command *cmd, int argc, char **argv)
 	opts.compact = tty && !a.verbose && !a.json;
 	opts.status = tty && !a.json;
 	opts.color = getenv("NO_COLOR") == NULL;
-	opts.answers = stdin;
 	if (a.say != NULL)
 		return one_turn(&opts, current, a.say, &stop);
 	return interactive(&opts, current);

@@ -1,8 +1,9 @@
 /*
  * prompt.c: libedit behind the chat prompt (prompt.h). libedit reads
- * through getc_fn, so that a SIGINT ends the edit at once (libedit's own
- * reader retries an interrupted read), and its own signal handling stays
- * off (it would re-raise the signal to the whole process group).
+ * through getc_fn, which waits for a key and for Ctrl-C at once
+ * (interrupt.h), so that a SIGINT ends the edit; libedit's own signal
+ * handling stays off (it would re-raise the signal to the whole process
+ * group).
  */
 #include <sys/stat.h>
 
@@ -81,10 +82,10 @@ getc_fn(EditLine *el, wchar_t *wc)
 
 	(void)el;
 	for (;;) {
-		n = read(STDIN_FILENO, &c, 1);
-		if (n == -1 && errno == EINTR && interrupt_pending())
+		if (interrupt_wait(STDIN_FILENO) != 1)
 			return -1;
-		if (n == -1 && errno == EINTR)
+		n = read(STDIN_FILENO, &c, 1);
+		if (n == -1 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
 			return n == 0 ? 0 : -1;

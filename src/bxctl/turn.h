@@ -68,6 +68,7 @@
 /* [f]or a while, when the owner just presses Enter. */
 #define TURN_FOR_DEFAULT	"1h"
 
+struct linein;
 struct prompt;
 
 struct turn_opts {
@@ -79,7 +80,7 @@ struct turn_opts {
 	bool		 compact;	/* a line per call and result, no ids */
 	bool		 status;	/* draw the status line */
 	bool		 color;		/* in colour (no NO_COLOR) */
-	FILE		*answers;	/* where answers are read plainly */
+	struct linein	*answers;	/* where lines are read plainly */
 	struct prompt	*prompt;	/* NULL: from answers, not edited */
 };
 

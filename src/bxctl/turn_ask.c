@@ -22,6 +22,7 @@
 #include "bxctl/cli.h"
 #include "bxctl/escape.h"
 #include "bxctl/interrupt.h"
+#include "bxctl/linein.h"
 #include "bxctl/prompt.h"
 #include "bxctl/show.h"
 #include "bxctl/turn.h"
@@ -77,7 +78,6 @@ answer_line(const struct turn_opts *opts, const char *question, char *buf)
 	const char *line;
 	bool interrupted;
 	size_t len;
-	int c;
 
 	buf[0] = '\0';
 	if (opts->prompt != NULL) {
@@ -90,18 +90,15 @@ answer_line(const struct turn_opts *opts, const char *question, char *buf)
 	}
 	fprintf(stderr, "%s", question);
 	fflush(stderr);
-	if (fgets(buf, TURN_ANSWER_MAX, opts->answers) == NULL) {
+	if (opts->answers == NULL ||
+	    linein_read(opts->answers, &line, &len) != 1) {
 		if (interrupt_pending())
 			return -1;
 		fprintf(stderr, "\n");
-		buf[0] = '\0';
 		return 0;
 	}
-	len = strlen(buf);
-	if (len > 0 && buf[len - 1] != '\n')
-		while ((c = getc(opts->answers)) != EOF && c != '\n')
-			;
-	buf[strcspn(buf, "\r\n")] = '\0';
+	snprintf(buf, TURN_ANSWER_MAX, "%s", line);
+	buf[strcspn(buf, "\r")] = '\0';
 	return 0;
 }
 
