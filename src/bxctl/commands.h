@@ -21,6 +21,7 @@ int	cmd_explain(const struct cli_command *, int, char **);
 int	cmd_grants_list(const struct cli_command *, int, char **);
 int	cmd_grants_add(const struct cli_command *, int, char **);
 int	cmd_grants_remove(const struct cli_command *, int, char **);
+int	cmd_grants_prune(const struct cli_command *, int, char **);
 int	cmd_init(const struct cli_command *, int, char **);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "bxctl/grantwrite.h"
 #include "proto/types.h"
+#include "proto/readfile.h"
 #include "proto/utf8.h"
 #include "proto/writefile.h"
 
@@ -299,5 +300,61 @@ grantwrite_remove(const char *dir, const char *id, struct bx_error *err)
 	if (bx_fsync_dir(dir) == -1)
 		return bx_fail(err, "removed %s, but cannot sync %s: %s", file,
 		    dir, strerror(errno));
+	return 0;
+}
+
+/* Whether the file at path holds exactly bytes; -1 if it cannot be read. */
+static int
+holds(const char *path, const char *bytes, size_t len, struct bx_error *err)
+{
+	char *now;
+	size_t now_len;
+	int same;
+
+	if (bx_readfile(path, GRANTS_FILE_MAX, &now, &now_len, NULL, err) == -1)
+		return -1;
+	same = now_len == len && memcmp(now, bytes, len) == 0;
+	free(now);
+	return same;
+}
+
+int
+grantwrite_remove_same(const char *dir, const char *id, const char *bytes,
+    size_t len, bool *ret_removed, struct bx_error *err)
+{
+	char file[PATH_MAX], aside[PATH_MAX];
+	struct stat st;
+	int same;
+
+	if (file_name(dir, id, ".toml", file, err) == -1)
+		return -1;
+	if ((size_t)snprintf(aside, PATH_MAX, "%s/.%s.toml.pruned", dir,
+	    id) >= PATH_MAX)
+		return bx_fail(err, "%s: the path is too long", dir);
+	if (lstat(file, &st) == -1 || !S_ISREG(st.st_mode))
+		return bx_fail(err, "%s is no longer a regular file; it was "
+		    "not removed", file);
+	if (rename_noreplace(file, aside) == -1)
+		return bx_fail(err, "cannot move %s aside: %s", file,
+		    strerror(errno));
+	if ((same = holds(aside, bytes, len, err)) != 1) {
+		/* Changed since it was read, or unreadable: it stays. */
+		if (rename_noreplace(aside, file) == -1)
+			return bx_fail(err, "%s changed while it was being "
+			    "removed and cannot be put back from %s: %s", file,
+			    aside, strerror(errno));
+		(void)bx_fsync_dir(dir);
+		if (same == -1)
+			return -1;
+		*ret_removed = false;
+		return 0;
+	}
+	if (unlink(aside) == -1)
+		return bx_fail(err, "cannot remove %s: %s", aside,
+		    strerror(errno));
+	if (bx_fsync_dir(dir) == -1)
+		return bx_fail(err, "removed %s, but cannot sync %s: %s", file,
+		    dir, strerror(errno));
+	*ret_removed = true;
 	return 0;
 }

@@ -80,4 +80,16 @@ int	grantwrite_put(const char *dir, const char *id, const char *buf,
  */
 int	grantwrite_remove(const char *dir, const char *id, struct bx_error *);
 
+/*
+ * Removes <dir>/<id>.toml only if it still holds exactly bytes (len
+ * bytes): the file is first renamed aside (a dot name the loader never
+ * reads), so it leaves the set in one step, then read; a file that
+ * changed since bytes were read is put back and *ret_removed is false.
+ * The directory is synced either way. Fails with nothing changed, or
+ * with the file put back, when a step fails.
+ */
+int	grantwrite_remove_same(const char *dir, const char *id,
+	    const char *bytes, size_t len, bool *ret_removed,
+	    struct bx_error *);
+
 #endif

@@ -43,6 +43,9 @@ static const struct cli_command commands[] = {
 	    "[--class C] [--untrusted] [--id ID] [--config PATH]" },
 	{ "grants remove", cmd_grants_remove,
 	    "bxctl grants remove [--config PATH] ID" },
+	{ "grants prune", cmd_grants_prune,
+	    "bxctl grants prune [--expired-for DURATION] [--dry-run] "
+	    "[--config PATH]" },
 	{ "chat", cmd_chat,
 	    "bxctl chat [--session ID] [--say TEXT] [--json] "
 	    "[--loop-socket PATH] [--admin-socket PATH]" },
