@@ -11,6 +11,7 @@
 #include "bxctl/answer.h"
 #include "bxctl/approve_for.h"
 #include "bxctl/cli.h"
+#include "bxctl/grantprune.h"
 #include "bxctl/options.h"
 #include "bxctl/show.h"
 #include "bxctl/when.h"
@@ -67,6 +68,30 @@ admin_port(void *ctx, const struct bx_msg *req, enum bx_msg_kind want,
 	return admin_call(ctx, req, want, ret, err);
 }
 
+/*
+ * What `grants prune` would remove, removed before a new grant is
+ * written, so that approving for a while never piles up dead files. A
+ * failure is said and does not stop the approval.
+ */
+static void
+prune_first(const char *grants, int64_t now, FILE *fp)
+{
+	struct grantprune *gp;
+	struct bx_error err;
+	size_t removed;
+
+	if (grantprune_scan(grants, now, GRANTPRUNE_KEEP_MS, &gp, &err) == -1) {
+		fprintf(fp, "bxctl grants prune: %s\n", err.msg);
+		return;
+	}
+	if (grantprune_remove(grants, gp, &err) == -1)
+		fprintf(fp, "bxctl grants prune: %s\n", err.msg);
+	if ((removed = grantprune_removed(gp)) > 0)
+		fprintf(fp, "removed %zu grants of bxctl's that expired more "
+		    "than 7 d ago (bxctl grants prune)\n", removed);
+	grantprune_free(gp);
+}
+
 int
 answer_approve_for(const char *admin_path, const char *config, uint64_t id,
     int64_t for_ms, FILE *fp)
@@ -84,6 +109,7 @@ answer_approve_for(const char *admin_path, const char *config, uint64_t id,
 		return status;
 	af.af_id = id;
 	af.af_now = show_now();
+	prune_first(grants, af.af_now, fp);
 	af.af_for_ms = for_ms;
 	af.af_grants = grants;
 	status = approve_for(&port, &af, &r, &err);

@@ -105,7 +105,14 @@ grants(const struct status *st)
 		return;
 	}
 	if (st->grants->grant_list.nproblems == 0) {
-		printf("ok: %zu grants\n", st->grants->grant_list.ngrants);
+		printf("ok: %zu grants, %zu expired\n",
+		    st->grants->grant_list.ngrants, st->expired);
+		if (st->prunable > 0) {
+			label("");
+			printf("%zu of them approve --for's, expired over 7 d "
+			    "ago: bxctl grants prune removes them, and every "
+			    "call reads fewer files\n", st->prunable);
+		}
 		return;
 	}
 	printf("invalid: %zu problems\n", st->grants->grant_list.nproblems);

@@ -42,6 +42,8 @@ struct status {
 	bool			 loop_jailed;	/* not the owner's uid */
 	uid_t			 loop_uid;	/* loop.sock's listener */
 	struct bx_msg		*grants;	/* grant_list */
+	size_t			 expired;	/* its grants past expiry */
+	size_t			 prunable;	/* of them, grants prune's */
 	struct bx_msg		*approvals;	/* approval_list */
 	size_t			 npending;
 	int64_t			 oldest;	/* the oldest's created */

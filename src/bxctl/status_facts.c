@@ -14,6 +14,7 @@
 
 #include "bxctl/admin.h"
 #include "bxctl/audit-read.h"
+#include "bxctl/grantprune.h"
 #include "bxctl/jsonout.h"
 #include "bxctl/show.h"
 #include "bxctl/status.h"
@@ -56,6 +57,27 @@ paths(const struct cli_command *cmd, const struct status_args *a,
 	    BX_HOME_LOOP_SOCKET, st->loop);
 }
 
+/*
+ * The expired grants, and those `grants prune` would remove by their id
+ * and age (it also reads each file's first line, which brokerd does not
+ * send).
+ */
+static void
+count_expired(struct status *st)
+{
+	const struct bx_grant_list *l = &st->grants->grant_list;
+	size_t i;
+
+	for (i = 0; i < l->ngrants; i++) {
+		if (l->grants[i].expires > st->now)
+			continue;
+		st->expired++;
+		if (strncmp(l->grants[i].id, "approved-", 9) == 0 &&
+		    st->now - l->grants[i].expires > GRANTPRUNE_KEEP_MS)
+			st->prunable++;
+	}
+}
+
 /* brokerd's answers; the first failure says brokerd is not reachable. */
 static void
 ask_broker(struct status *st)
@@ -73,7 +95,9 @@ ask_broker(struct status *st)
 	if (admin_ask(st->admin, BX_MSG_LIST_GRANTS, BX_MSG_GRANT_LIST,
 	    &st->grants, &err) == -1)
 		attention(st, "%s", err.msg);
-	else if (st->grants->grant_list.nproblems > 0)
+	else
+		count_expired(st);
+	if (st->grants != NULL && st->grants->grant_list.nproblems > 0)
 		attention(st, "the grant files have %zu problems, so every "
 		    "call is denied; see docs/runbook.md#grants-invalid",
 		    st->grants->grant_list.nproblems);
@@ -189,8 +213,10 @@ status_json(const struct status *st)
 	o = json_pack("{s:o, s:{s:b, s:b}, s:o, s:o, s:o, s:o, s:o}", "brokerd",
 	    broker_json(st), "loopd", "up", st->loop_up,
 	    "jailed", st->loop_up && st->loop_jailed, "grants",
-	    st->grants == NULL ? json_null() : json_pack("{s:I, s:I}",
-	    "grants", (json_int_t)st->grants->grant_list.ngrants, "problems",
+	    st->grants == NULL ? json_null() : json_pack("{s:I, s:I, s:I, "
+	    "s:I}", "grants", (json_int_t)st->grants->grant_list.ngrants,
+	    "expired", (json_int_t)st->expired, "prunable",
+	    (json_int_t)st->prunable, "problems",
 	    (json_int_t)st->grants->grant_list.nproblems),
 	    "approvals", st->approvals == NULL ? json_null() :
 	    json_pack("{s:I, s:o}", "pending", (json_int_t)st->npending,

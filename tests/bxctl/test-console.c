@@ -414,6 +414,55 @@ test_status_unjailed(void **state)
 	fake_stop(loop);
 }
 
+/* One GrantInfo, expiring at ms from now. */
+static void
+grant_info(char *buf, size_t size, const char *id, int64_t ms)
+{
+	char when[BX_TIME_LEN + 1];
+
+	snprintf(buf, size, "{\"id\":\"%s\",\"tool\":\"read_file\","
+	    "\"mode\":\"auto\",\"max_taint\":\"private\",\"result_class\":"
+	    "\"private\",\"untrusted\":false,\"expires\":\"%s\",\"paths\":"
+	    "[\"/home/kyle/a\"],\"hosts\":[]}", id, from_now(when, ms));
+}
+
+/*
+ * Expired grants counted; those of approve --for expired over 7 days
+ * named as what grants prune removes. Nothing needs the owner for it.
+ */
+static void
+test_status_expired_grants(void **state)
+{
+	char list[2048], g[4][400];
+	struct env *e = *state;
+	struct run_result res;
+	pid_t loop;
+
+	grant_info(g[0], sizeof(g[0]), "approved-read-file-1",
+	    -30LL * 86400000);
+	grant_info(g[1], sizeof(g[1]), "approved-read-file-2", -86400000);
+	grant_info(g[2], sizeof(g[2]), "notes", -30LL * 86400000);
+	grant_info(g[3], sizeof(g[3]), "notes-live", 86400000);
+	snprintf(list, sizeof(list), "{\"kind\":\"grant_list\",\"grants\":"
+	    "[%s,%s,%s,%s],\"problems\":[]}", g[0], g[1], g[2], g[3]);
+	loop = jailed_loop_start(e->loop_path);
+	healthy(e, "0.3.0", "{\"kind\":\"approval_list\",\"items\":[]}");
+	fake_admin_reply(e->admin, "list_grants", list);
+	run(e, &res, "status", NULL, NULL, NULL);
+	assert_non_null(strstr(res.out, "grants     ok: 4 grants, 3 expired\n"
+	    "           1 of them approve --for's, expired over 7 d ago: bxctl "
+	    "grants prune removes them, and every call reads fewer files\n"));
+	/* Not something that needs the owner: no line of its own. */
+	assert_null(strstr(res.out, "needs you: 1 of them"));
+	assert_null(strstr(res.out, "needs you: grant"));
+	run_result_free(&res);
+	run(e, &res, "status", "--json", NULL, NULL);
+	assert_non_null(strstr(res.out, "\"grants\":{\"grants\":4,"
+	    "\"expired\":3,\"prunable\":1,\"problems\":0}"));
+	run_result_free(&res);
+	jailed_loop_stop(loop, e->loop_path);
+}
+
 static void
 test_status(void **state)
 {
@@ -431,7 +480,7 @@ test_status(void **state)
 	healthy(e, "0.3.0", "{\"kind\":\"approval_list\",\"items\":[]}");
 	run(e, &res, "status", NULL, NULL, NULL);
 	snprintf(want, sizeof(want), "loopd      up, its turn loop jailed as "
-	    "uid 4242\ngrants     ok: 0 grants\n"
+	    "uid 4242\ngrants     ok: 0 grants, 0 expired\n"
 	    "approvals  none pending\naudit log  ok: 1 records, head 0:%s, "
 	    "last record 2025-09-18 10:00:00\nsessions   3\n", head);
 	assert_non_null(strstr(res.out, ", runtime podman, up 2 h (since "));
@@ -539,6 +588,7 @@ main(void)
 		T(test_grants_list),
 		T(test_explain),
 		T(test_status),
+		T(test_status_expired_grants),
 		T(test_status_unjailed),
 		T(test_status_without_brokerd),
 	};

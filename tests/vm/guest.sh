@@ -494,7 +494,7 @@ check_approve() {
 # the same read runs again without asking, and grants remove takes it away.
 check_approve_for() {
 	local o=$out/checks/$runtime-approve-for.chat o2=$out/checks/$runtime-approve-for-again.chat
-	local call id g rc
+	local call id g old rc
 	call=$(call_json read_file "{\"path\": \"$ohome/vmt/ask/notes.txt\"}")
 	start_model "$call" '{"text": "done."}' "$call" '{"text": "done again."}' || return 1
 	chat_start "$o" "bxctl chat --say 'read my notes'"
@@ -503,9 +503,28 @@ check_approve_for() {
 	[ $rc -eq 2 ] || { [ $rc -eq 0 ] && fail "the chat ended without asking"; return 1; }
 	id=$(pending_approval)
 	g=$bxhome/grants/approved-read-file-$id.toml
+	# What an approve --for of a month ago left, expired 30 days: this
+	# approve --for prunes it before it writes its own.
+	old=$bxhome/grants/approved-read-file-$((id + 100000)).toml
+	su - "$owner" -c "cat > '$old'" <<-EOF
+	# Written by bxctl approve $((id + 100000)) --for: approval $((id + 100000)), asked by grant vmt-ask.
+	tool = "read_file"
+	mode = "auto"
+	max_taint = "private"
+	result_class = "private"
+	untrusted = false
+	expires = "$(date -u -d '30 days ago' +%Y-%m-%dT%H:%M:%S.000Z)"
+
+	[constraints]
+	paths = ["$ohome/vmt/ask/notes.txt"]
+	EOF
+	[ -s "$old" ] || { fail "cannot write $old"; chat_kill; return 1; }
 	say "bxctl approve $id --for 1h"
 	as_owner "bxctl approve $id --for 1h" | tee "$o.approve" ||
 		{ fail "bxctl approve --for exited $?"; chat_kill; return 1; }
+	grep -q "^removed 1 grants of bxctl's that expired more than 7 d ago" "$o.approve" ||
+		{ fail "bxctl approve --for did not prune the expired grant"; chat_kill; return 1; }
+	[ ! -e "$old" ] || { fail "bxctl approve --for left $old"; chat_kill; return 1; }
 	grep -q "^approved $id: runs; grant approved-read-file-$id lets the same call through until " "$o.approve" ||
 		{ fail "bxctl approve --for did not name its grant"; chat_kill; return 1; }
 	chat_wait "$o" none || return 1
