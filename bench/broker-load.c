@@ -55,6 +55,12 @@
 #ifndef BENCH_BROKERD
 #define BENCH_BROKERD		"build/brokerd"
 #endif
+#ifndef BENCH_BXCTL
+#define BENCH_BXCTL		"build/bxctl"
+#endif
+/* The prune figure: live grants, and expired ones approve --for wrote. */
+#define BENCH_PRUNE_LIVE	10
+#define BENCH_PRUNE_EXPIRED	300
 #define BENCH_DIR		"/var/tmp"
 /* Measured time per cell, and the warm-up before each window of it. */
 #define BENCH_SECONDS		1.5
@@ -136,6 +142,7 @@ struct client {
 };
 
 static const char *brokerd_path = BENCH_BROKERD;
+static const char *bxctl_path = BENCH_BXCTL;
 static double seconds = BENCH_SECONDS;
 static atomic_ulong call_counter;
 
@@ -243,6 +250,36 @@ write_grants(const char *dir, int n)
 		else if (i % 8 != 6)
 			fprintf(f, "paths = [\"/data/g%d\", \"/srv/g%d/a\"]\n",
 			    i, i);
+		if (fclose(f) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * n expired grants as `bxctl approve --for` writes them (its comment
+ * first, ids approved-*), each for a file of its own, expired in 2020:
+ * what a year of approving a few reads for an hour leaves behind.
+ */
+static int
+write_expired(const char *dir, int n)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/approved-read-file-%d.toml",
+		    dir, 1000 + i);
+		if ((f = fopen(path, "we")) == NULL)
+			return -1;
+		fprintf(f, "# Written by bxctl approve %d --for: approval %d, "
+		    "asked by grant notes.\n# It lets the same call through "
+		    "without asking until it expires.\ntool = \"read_file\"\n"
+		    "mode = \"auto\"\nmax_taint = \"private\"\nresult_class = "
+		    "\"private\"\nuntrusted = false\nexpires = "
+		    "\"2020-01-01T00:00:00.000Z\"\n\n[constraints]\npaths = "
+		    "[\"/home/kyle/notes/n%d.md\"]\n", 1000 + i, 1000 + i, i);
 		if (fclose(f) != 0)
 			return -1;
 	}
@@ -591,6 +628,122 @@ fail:
 	return -1;
 }
 
+/* The *.toml files in dir. */
+static int
+count_grant_files(const char *dir)
+{
+	struct dirent *e;
+	DIR *dp;
+	size_t len;
+	int n = 0;
+
+	if ((dp = opendir(dir)) == NULL)
+		return -1;
+	while ((e = readdir(dp)) != NULL)
+		if ((len = strlen(e->d_name)) > 5 &&
+		    strcmp(e->d_name + len - 5, ".toml") == 0)
+			n++;
+	closedir(dp);
+	return n;
+}
+
+/* `bxctl grants prune --config config`, the owner's command; its status. */
+static int
+run_prune(const char *config, const char *log)
+{
+	int fd, status;
+	pid_t pid;
+
+	if ((pid = fork()) == -1)
+		return -1;
+	if (pid == 0) {
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd == -1 || dup2(fd, STDOUT_FILENO) == -1)
+			_exit(127);
+		execl(bxctl_path, "bxctl", "grants", "prune", "--config",
+		    config, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) == -1)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/*
+ * The prune figure: denials with BENCH_PRUNE_LIVE live grants and
+ * BENCH_PRUNE_EXPIRED expired ones of bxctl's, 1 and 16 clients; then
+ * bxctl grants prune; then the same cells on the same brokerd (it reads
+ * the directory at every call).
+ */
+static int
+prune_run(const char *dir, struct result res[2][2], int files[2])
+{
+	static const int clients[2] = { 1, BENCH_MAX_CLIENTS };
+	struct daemon d;
+	char config[PATH_MAX], grants[PATH_MAX], log[PATH_MAX];
+	char top[PATH_MAX];
+	int phase, ci, rc = -1;
+
+	memset(&d, 0, sizeof(d));
+	d.d_pid = -1;
+	/* Beside the 10-grant home, which has the same name in dir. */
+	snprintf(top, sizeof(top), "%s/prune", dir);
+	if (mkdir(top, 0700) == -1 ||
+	    make_home(top, BENCH_PRUNE_LIVE, &d, config, sizeof(config)) == -1)
+		goto fail_errno;
+	snprintf(grants, sizeof(grants), "%s/grants", d.d_home);
+	snprintf(log, sizeof(log), "%s/prune.out", d.d_home);
+	if (write_expired(grants, BENCH_PRUNE_EXPIRED) == -1)
+		goto fail_errno;
+	if (daemon_start(&d, config) == -1)
+		goto out;
+	for (phase = 0; phase < 2; phase++) {
+		if ((files[phase] = count_grant_files(grants)) == -1)
+			goto fail_errno;
+		for (ci = 0; ci < 2; ci++)
+			if (cell_run(&d, files[phase], KIND_DENIED,
+			    clients[ci], NULL, &res[phase][ci]) == -1)
+				goto out;
+		if (phase == 0 && run_prune(config, log) != 0) {
+			fprintf(stderr, "bench-broker-load: bxctl grants prune "
+			    "failed; see %s\n", log);
+			goto out;
+		}
+	}
+	rc = daemon_stop(&d);
+	d.d_pid = -1;
+	goto out;
+fail_errno:
+	fprintf(stderr, "bench-broker-load: %s: %s\n", d.d_home,
+	    strerror(errno));
+out:
+	if (d.d_pid > 0)
+		daemon_stop(&d);
+	return rc;
+}
+
+static void
+print_prune(struct result res[2][2], const int files[2])
+{
+	static const char *phase_names[2] = { "before", "after" };
+	int phase, ci;
+
+	printf("broker-load: prune: %d live grants and %d expired ones of "
+	    "approve --for, then bxctl grants prune\n", BENCH_PRUNE_LIVE,
+	    BENCH_PRUNE_EXPIRED);
+	printf("broker-load: %-6s %6s %7s %8s %10s %10s %9s %7s\n", "prune",
+	    "files", "clients", "calls", "median_us", "p99_us", "calls/s",
+	    "cpu_us");
+	for (phase = 0; phase < 2; phase++)
+		for (ci = 0; ci < 2; ci++)
+			printf("broker-load: %-6s %6d %7d %8zu %10.0f %10.0f "
+			    "%9.0f %7.0f\n", phase_names[phase], files[phase],
+			    ci == 0 ? 1 : BENCH_MAX_CLIENTS,
+			    res[phase][ci].r_calls, res[phase][ci].r_median_us,
+			    res[phase][ci].r_p99_us, res[phase][ci].r_cps,
+			    res[phase][ci].r_cpu_us);
+}
+
 /* Every cell for one grant set, on one brokerd. */
 static int
 grants_run(const char *dir, int gi, struct floor *f,
@@ -707,7 +860,7 @@ static int
 usage(void)
 {
 	fprintf(stderr, "usage: bench-broker-load [--brokerd PATH] "
-	    "[--dir DIR] [--seconds S]\n");
+	    "[--bxctl PATH] [--dir DIR] [--seconds S]\n");
 	return 2;
 }
 
@@ -715,6 +868,8 @@ int
 main(int argc, char **argv)
 {
 	static struct result res[NGRANTS][KIND_MAX][NCLIENTS];
+	struct result pruned[2][2];
+	int prune_files[2];
 	struct floor fl;
 	const char *parent = BENCH_DIR;
 	char dir[PATH_MAX], floorpath[PATH_MAX];
@@ -725,6 +880,8 @@ main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--brokerd") == 0 && i + 1 < argc)
 			brokerd_path = argv[++i];
+		else if (strcmp(argv[i], "--bxctl") == 0 && i + 1 < argc)
+			bxctl_path = argv[++i];
 		else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
 			parent = argv[++i];
 		else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
@@ -757,7 +914,10 @@ main(int argc, char **argv)
 	for (g = 0; g < NGRANTS; g++)
 		if (grants_run(dir, (int)g, &fl, res[g], &hwm[g]) == -1)
 			goto out;
+	if (prune_run(dir, pruned, prune_files) == -1)
+		goto out;
 	print_table(&fl, res, hwm);
+	print_prune(pruned, prune_files);
 	rc = 0;
 out:
 	if (fl.f_fd != -1)
