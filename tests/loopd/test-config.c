@@ -196,6 +196,8 @@ test_example_matches_defaults(void **state)
 	assert_string_equal(c->lc_loop_socket, BX_ROOT_HOME
 	    "/run/owner-loop/loop.sock");
 	assert_null(c->lc_api_key_file);
+	assert_int_equal(c->lc_max_tokens, LOOP_CONFIG_DEFAULT_MAX_TOKENS);
+	assert_int_equal(c->lc_max_turn_s, LOOP_CONFIG_DEFAULT_TURN_S);
 	loop_config_free(c);
 }
 
