@@ -156,10 +156,12 @@ loopd_text(const struct paths *p)
 	    "[sockets]\n# Where bxctl chat connects.\nloop = %s\n\n"
 	    "[model]\n# llama-server's base URL (started with --jinja), "
 	    "without /v1.\nurl = \"" INIT_MODEL_URL "\"\nmodel = \"local\"\n"
-	    "timeout_s = 300\n# For llama-server --api-key: a file holding "
+	    "timeout_s = 300\n# The most tokens one answer may have.\n"
+	    "max_tokens = 4096\n# For llama-server --api-key: a file holding "
 	    "the key, mode 0600.\n# api_key_file = \"...\"\n\n"
 	    "[broker]\n# brokerd.toml's [sockets] broker.\nsocket = %s\n\n"
-	    "[turn]\nmax_steps = 16\n",
+	    "[turn]\nmax_steps = 16\n# The whole turn's bound in seconds.\n"
+	    "max_s = 1800\n",
 	    p->p_home, p->p_loop, p->p_broker);
 }
 

@@ -182,7 +182,9 @@ await_answer(const struct bport *bp, int fd, tool_progress_fn *on_progress,
 		st = read_frame(bp, &rd, &w, &line, &len, &why);
 		if (w.bw_given_up) {
 			/* Not the broker's fault: no notice. */
-			out = bx_msg_failed(TOOL_GIVEN_UP);
+			out = bx_msg_failed(atomic_load(cancel) ==
+			    TURN_STOP_MAX_S ? TOOL_GIVEN_UP_MAX_S :
+			    TOOL_GIVEN_UP);
 			break;
 		}
 		if (st != BX_FRAME_OK) {

@@ -38,6 +38,8 @@ static const struct toml_key model_keys[] = {
 	KEY("api_key_file", TOML_KEY_PATH, lc_api_key_file, 0, 0),
 	KEY("timeout_s", TOML_KEY_INT, lc_timeout_s, 1,
 	    LOOP_CONFIG_MAX_TIMEOUT_S),
+	KEY("max_tokens", TOML_KEY_INT, lc_max_tokens, 1,
+	    LOOP_CONFIG_MAX_TOKENS),
 	END,
 };
 
@@ -48,6 +50,7 @@ static const struct toml_key broker_keys[] = {
 
 static const struct toml_key turn_keys[] = {
 	KEY("max_steps", TOML_KEY_INT, lc_max_steps, 1, LOOP_CONFIG_MAX_STEPS),
+	KEY("max_s", TOML_KEY_INT, lc_max_turn_s, 1, LOOP_CONFIG_MAX_TURN_S),
 	END,
 };
 
@@ -140,6 +143,10 @@ apply_defaults(const char *name, struct loop_config *c,
 		c->lc_timeout_s = LOOP_CONFIG_DEFAULT_TIMEOUT_S;
 	if (c->lc_max_steps == 0)
 		c->lc_max_steps = LOOP_CONFIG_DEFAULT_MAX_STEPS;
+	if (c->lc_max_tokens == 0)
+		c->lc_max_tokens = LOOP_CONFIG_DEFAULT_MAX_TOKENS;
+	if (c->lc_max_turn_s == 0)
+		c->lc_max_turn_s = LOOP_CONFIG_DEFAULT_TURN_S;
 	return 0;
 }
 

@@ -10,9 +10,14 @@
  *	          api_key_file  default none: the file holding llama-server's
  *	                        --api-key, readable by its owner only
  *	          timeout_s     default 300
+ *	          max_tokens    default 4096: sent as each request's
+ *	                        max_tokens, the most the model may write in
+ *	                        one step
  *	[broker]  socket        required when [broker] is there; without the
  *	                        table every non-core tool call fails
  *	[turn]    max_steps     default 16
+ *	          max_s         default 1800: the whole turn's wall-clock
+ *	                        bound (serve.h)
  *	[jail]    mode          "on" (the default) or "off": whether the
  *	                        turn loop runs in its jail (loopd(8))
  *
@@ -34,9 +39,15 @@
 #define LOOP_CONFIG_DEFAULT_MODEL	"local"
 #define LOOP_CONFIG_DEFAULT_TIMEOUT_S	300
 #define LOOP_CONFIG_DEFAULT_MAX_STEPS	16
+#define LOOP_CONFIG_DEFAULT_MAX_TOKENS	4096
+#define LOOP_CONFIG_DEFAULT_TURN_S	1800
 /* Bounds on what loopd.toml may ask for. */
 #define LOOP_CONFIG_MAX_TIMEOUT_S	3600
 #define LOOP_CONFIG_MAX_STEPS		256
+/* The largest context llama.cpp's models have (2^20 tokens). */
+#define LOOP_CONFIG_MAX_TOKENS		1048576
+/* A day: a turn nobody watches must still end the same day. */
+#define LOOP_CONFIG_MAX_TURN_S		86400
 #define LOOP_CONFIG_FILE_MAX		(64 * 1024)
 /* The model's URL and name. */
 #define LOOP_CONFIG_TEXT_MAX		2048
@@ -48,8 +59,10 @@ struct loop_config {
 	char	*lc_model;
 	char	*lc_api_key_file;	/* NULL: send no key */
 	int	 lc_timeout_s;
+	int	 lc_max_tokens;
 	char	*lc_broker_socket;	/* NULL: no [broker] */
 	int	 lc_max_steps;
+	int	 lc_max_turn_s;	/* [turn] max_s */
 	bool	 lc_jail_off;	/* [jail] mode = "off" */
 };
 

@@ -139,7 +139,7 @@ make_model(const struct loop_config *cfg, const struct jailed *j,
 		return -1;
 	/* The client keeps its own copy, as the header it sends. */
 	r = model_client_new(cfg->lc_model_url, cfg->lc_model, key,
-	    cfg->lc_timeout_s, &stop, ret, err);
+	    cfg->lc_timeout_s, cfg->lc_max_tokens, &stop, ret, err);
 	api_key_free(key);
 	if (r == -1 || !j->j_in_jail)
 		return r;
@@ -179,6 +179,7 @@ serve(const struct loop_config *cfg, const struct jailed *j)
 	env.te_home = cfg->lc_home;
 	env.te_model = model;
 	env.te_max_steps = cfg->lc_max_steps;
+	env.te_max_s = cfg->lc_max_turn_s;
 	env.te_log = print_line;
 	env.te_stop = &stop;
 	if (cfg->lc_broker_socket != NULL) {

@@ -35,6 +35,7 @@ struct model_client {
 	char				*mc_auth;	/* its header, or NULL */
 	char				*mc_via;	/* a Unix socket, or NULL */
 	long				 mc_timeout_s;
+	int				 mc_max_tokens;
 	const atomic_int		*mc_cancel;
 };
 
@@ -64,8 +65,9 @@ struct body {
 
 int
 model_client_new(const char *base_url, const char *model,
-    const char *api_key, int timeout_s, const atomic_int *cancel,
-    struct model_client **ret, struct bx_error *err)
+    const char *api_key, int timeout_s, int max_tokens,
+    const atomic_int *cancel, struct model_client **ret,
+    struct bx_error *err)
 {
 	struct model_client *mc;
 	size_t len = strlen(base_url);
@@ -79,6 +81,8 @@ model_client_new(const char *base_url, const char *model,
 		    "or https://", base_url);
 	if (timeout_s < 1)
 		return bx_fail(err, "model timeout_s must be at least 1");
+	if (max_tokens < 1)
+		return bx_fail(err, "model max_tokens must be at least 1");
 	while (len > 0 && base_url[len - 1] == '/')
 		len--;
 	if ((mc = calloc(1, sizeof(*mc))) == NULL ||
@@ -94,6 +98,7 @@ model_client_new(const char *base_url, const char *model,
 	memcpy(mc->mc_url, base_url, len);
 	memcpy(mc->mc_url + len, COMPLETIONS_PATH, sizeof(COMPLETIONS_PATH));
 	mc->mc_timeout_s = timeout_s;
+	mc->mc_max_tokens = max_tokens;
 	mc->mc_cancel = cancel;
 	*ret = mc;
 	return 0;
@@ -114,6 +119,12 @@ model_client_free(struct model_client *mc)
 }
 
 int
+model_client_max_tokens(const struct model_client *mc)
+{
+	return mc->mc_max_tokens;
+}
+
+int
 model_client_via(struct model_client *mc, const char *path,
     struct bx_error *err)
 {
@@ -130,12 +141,13 @@ json_t *
 model_request(const struct model_client *mc, const json_t *messages,
     const json_t *tools)
 {
-	return json_pack("{s:s, s:O, s:O, s:s, s:b}",
+	return json_pack("{s:s, s:O, s:O, s:s, s:b, s:i}",
 	    "model", mc->mc_model,
 	    "messages", messages,
 	    "tools", tools,
 	    "tool_choice", "auto",
-	    "stream", 1);
+	    "stream", 1,
+	    "max_tokens", mc->mc_max_tokens);
 }
 
 static void

@@ -80,15 +80,21 @@ typedef void	model_delta_fn(void *arg, const char *text);
  * base_url is llama-server's base ("http://127.0.0.1:8080"); model is the
  * name sent in every request; api_key (NULL: none) is copied; timeout_s
  * bounds each silence of the server: the wait for its first byte, and
- * every gap between two pieces of a streamed answer. When cancel is not
+ * every gap between two pieces of a streamed answer; max_tokens (at least
+ * 1) is sent as every request's max_tokens, so that the server stops a
+ * step there with finish_reason "length" (its own default is no limit
+ * but the context). When cancel is not
  * NULL and becomes non-zero, a request in flight ends (it is
  * read from libcurl's progress callback on the turn's thread, hence an
  * atomic rather than a volatile flag).
  */
 int	model_client_new(const char *base_url, const char *model,
-	    const char *api_key, int timeout_s, const atomic_int *cancel,
-	    struct model_client **ret, struct bx_error *err);
+	    const char *api_key, int timeout_s, int max_tokens,
+	    const atomic_int *cancel, struct model_client **ret,
+	    struct bx_error *err);
 void	model_client_free(struct model_client *);
+/* The max_tokens the client sends. */
+int	model_client_max_tokens(const struct model_client *);
 
 /*
  * Sends every request through the Unix socket at path (loopd's jail

@@ -2,7 +2,8 @@
  * serve.c: loop.sock's listener and its connections. The accept loop
  * starts a thread per connection, which reads one chat frame, runs the
  * turn and streams its events; while the turn runs, a watcher thread of
- * its own waits for the client to hang up, which is the owner's stop.
+ * its own waits for the client to hang up, which is the owner's stop, and
+ * for the turn's time limit, which stops it the same way.
  */
 #include <sys/socket.h>
 
@@ -39,7 +40,8 @@ struct conn {
 	struct server	*c_server;
 	int		 c_fd;
 	bool		 c_gone;	/* a write failed: drop later events */
-	atomic_int	 c_cancel;	/* the client went away: stop the turn */
+	atomic_int	 c_cancel;	/* why the turn stops (toolport.h) */
+	int64_t		 c_deadline;	/* monotonic ms; 0: no time limit */
 	int		 c_wake[2];	/* a pipe that ends the watcher */
 	pthread_t	 c_watcher;
 };
@@ -52,6 +54,15 @@ loop_serve_bind(const char *path, int *ret_fd, struct bx_unix_file *ret_made,
 	    err);
 }
 
+/* The first reason stays: the turn's messages name the one that came. */
+static void
+stop_turn(struct conn *c, int why)
+{
+	int none = 0;
+
+	atomic_compare_exchange_strong(&c->c_cancel, &none, why);
+}
+
 static void
 emit(void *arg, struct bx_msg *ev)
 {
@@ -62,7 +73,7 @@ emit(void *arg, struct bx_msg *ev)
 	    &err) == -1) {
 		/* Nobody reads the turn any more: it stops as on a hang-up. */
 		c->c_gone = true;
-		atomic_store(&c->c_cancel, 1);
+		stop_turn(c, TURN_STOP_OWNER);
 	}
 	bx_msg_free(ev);
 }
@@ -116,11 +127,25 @@ read_chat(struct conn *c)
 	return m;
 }
 
+/* Milliseconds until the turn's time limit, for poll(); -1: none. */
+static int
+until_deadline(const struct conn *c)
+{
+	int64_t left;
+
+	if (c->c_deadline == 0)
+		return -1;
+	left = c->c_deadline - bx_clock_mono_ms();
+	if (left <= 0)
+		return 0;
+	return left > INT_MAX ? INT_MAX : (int)left;
+}
+
 /*
  * Waits for the client to close its end (POLLHUP; a half close, POLLRDHUP,
  * is not a stop: a client may shut down its sending side after its one
- * frame) or for the wake pipe. Its events are 0 on the connection, so
- * bytes the client sends do not wake it.
+ * frame), for the turn's time limit, or for the wake pipe. Its events are
+ * 0 on the connection, so bytes the client sends do not wake it.
  */
 static void *
 watch_main(void *arg)
@@ -130,25 +155,32 @@ watch_main(void *arg)
 		{ .fd = c->c_fd, .events = 0 },
 		{ .fd = c->c_wake[0], .events = POLLIN },
 	};
+	int r;
 
 	for (;;) {
-		if (poll(pfd, 2, -1) == -1) {
+		if ((r = poll(pfd, 2, until_deadline(c))) == -1) {
 			if (errno == EINTR)
 				continue;
+			return NULL;
+		}
+		if (r == 0) {
+			if (until_deadline(c) != 0)
+				continue;
+			stop_turn(c, TURN_STOP_MAX_S);
 			return NULL;
 		}
 		if (pfd[1].revents != 0)
 			return NULL;
 		if ((pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
-			atomic_store(&c->c_cancel, 1);
+			stop_turn(c, TURN_STOP_OWNER);
 			return NULL;
 		}
 	}
 }
 
 /*
- * Starts the watcher; false if it could not be (the turn then runs
- * unwatched, and only a failed write stops it).
+ * Starts the watcher; false if it could not be (the turn is then refused:
+ * nothing else would stop it at its time limit).
  */
 static bool
 watch_start(struct conn *c)
@@ -179,7 +211,6 @@ handle(struct conn *c)
 	struct server *s = c->c_server;
 	char id[BX_ID_MAX + 1], msg[256];
 	struct bx_msg *m;
-	bool watched;
 
 	if ((m = read_chat(c)) == NULL)
 		return;
@@ -197,10 +228,16 @@ handle(struct conn *c)
 			goto out;
 		}
 	}
-	watched = watch_start(c);
-	turn_run(s->s_env, id, m->chat.text, &c->c_cancel, emit, c);
-	if (watched)
+	if (s->s_env->te_max_s > 0)
+		c->c_deadline = bx_clock_mono_ms() +
+		    (int64_t)s->s_env->te_max_s * 1000;
+	if (watch_start(c)) {
+		turn_run(s->s_env, id, m->chat.text, &c->c_cancel, emit, c);
 		watch_stop(c);
+	} else
+		answer_error(c, BX_CODE_INTERNAL, "loopd could not start the "
+		    "thread that watches this turn for its stop and its time "
+		    "limit; try again");
 	busy_release(s->s_busy, id);
 out:
 	bx_msg_free(m);

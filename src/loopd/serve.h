@@ -13,8 +13,12 @@
  *
  * While a turn runs, a watcher thread of its own polls the connection for
  * the client's hang-up (POLLHUP; a half close is not one) and sets the
- * turn's cancel flag (turn.h): closing the connection is how a client
- * stops a turn (protocol.md). A failed event write sets it too.
+ * turn's cancel flag to TURN_STOP_OWNER (turn.h): closing the connection
+ * is how a client stops a turn (protocol.md). A failed event write sets it
+ * too. When the turn has run for env's te_max_s ([turn] max_s; 0: no
+ * limit), the watcher sets the flag to TURN_STOP_MAX_S, and the turn ends
+ * as a stopped one does. A turn whose watcher cannot start is refused
+ * (error internal), since nothing else would bound it.
  *
  * Before a byte of a connection is read, its peer's uid (SO_PEERCRED,
  * proto/peercred.h) must be one of the caller's rule (roles.md section 4:

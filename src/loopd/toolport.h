@@ -14,7 +14,8 @@
  * see (the broker was unavailable), tp_call fills notice with one line that
  * ends with its runbook pointer; otherwise notice->msg is left empty.
  *
- * cancel (NULL: none) is the turn's flag, set when the owner stops it. A
+ * cancel (NULL: none) is the turn's flag, set when the owner stops it or
+ * the turn reaches its time limit (its values below). A
  * call still being decided or run, approved ones included, is left to end
  * (so that what ran is recorded whole); a call waiting for the owner's
  * approval is given up at once: tp_call returns failed TOOL_GIVEN_UP, and brokerd, seeing its
@@ -32,9 +33,21 @@
 #include "proto/error.h"
 #include "proto/message.h"
 
+/*
+ * A turn's cancel flag holds 0 while the turn may go on, else why it
+ * stops. It is set once, to the first reason; a reader that only needs a
+ * yes or no tests it against 0.
+ */
+#define TURN_STOP_OWNER		1	/* the client hung up (Ctrl-C) */
+#define TURN_STOP_MAX_S		2	/* the turn reached [turn] max_s */
+
 /* What the model reads for a call whose approval the owner's stop gave up. */
 #define TOOL_GIVEN_UP	"not run: the owner stopped the turn while this " \
 	"call waited for approval, and the approval was given up"
+/* ... and for one whose approval the turn's time limit gave up. */
+#define TOOL_GIVEN_UP_MAX_S	"not run: the turn reached its time limit " \
+	"([turn] max_s) while this call waited for approval, and the " \
+	"approval was given up"
 
 typedef void	tool_progress_fn(void *arg, const struct bx_tool_response *);
 

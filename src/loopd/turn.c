@@ -19,6 +19,8 @@
 
 /* Where an answer cut at its length limit points the owner. */
 #define TURN_CUT_RUNBOOK	"see docs/runbook.md#model-cut-off"
+/* ... and a turn stopped at its time limit. */
+#define TURN_MAX_S_RUNBOOK	"see docs/runbook.md#turn-time-limit"
 
 /* One turn in progress. */
 struct turn {
@@ -265,48 +267,72 @@ cancelled(const struct turn *t)
 	return t->t_cancel != NULL && atomic_load(t->t_cancel) != 0;
 }
 
+/* Whether the stop is the turn's time limit rather than the owner's. */
+static bool
+time_is_up(const struct turn *t)
+{
+	return t->t_cancel != NULL &&
+	    atomic_load(t->t_cancel) == TURN_STOP_MAX_S;
+}
+
 /*
- * The owner stopped the turn: what was done is kept, and a note says where
- * it stopped, so that the model's next turn knows why this one has no
- * answer. The note is the assistant's: a user or system message in the
- * middle would break the alternation (or the system-first rule) that some
- * models' chat templates enforce. Returns -1.
+ * The owner, or the turn's time limit, stopped the turn: what was done is
+ * kept, and a note says where it stopped, so that the model's next turn
+ * knows why this one has no answer. The note is the assistant's: a user
+ * or system message in the middle would break the alternation (or the
+ * system-first rule) that some models' chat templates enforce. Returns -1.
  */
 static int
-owner_stop(struct turn *t)
+stopped(struct turn *t)
 {
+	char msg[BX_ERROR_MAX];
 	struct bx_error err;
+	bool limit = time_is_up(t);
 
 	if (json_array_append_new(t->t_messages, json_pack("{s:s, s:s}",
-	    "role", "assistant", "content", TURN_STOPPED_NOTE)) == -1)
+	    "role", "assistant", "content", limit ? TURN_MAX_S_NOTE :
+	    TURN_STOPPED_NOTE)) == -1)
 		return fail(t, "loopd ran out of memory during this step",
 		    true);
 	if (save(t, &err) == -1)
 		return fail(t, err.msg, true);
-	return fail(t, TURN_STOPPED, true);
+	if (!limit)
+		return fail(t, TURN_STOPPED, true);
+	snprintf(msg, sizeof(msg), TURN_MAX_S " ([turn] max_s = %d s) and "
+	    "was stopped: a model answer in progress was ended, a call "
+	    "waiting for approval given up; what was done is kept in the "
+	    "session; " TURN_MAX_S_RUNBOOK, t->t_env->te_max_s);
+	return fail(t, msg, true);
 }
 
 /*
- * The calls of a step that the owner's stop left unrun still get a tool
- * message each: the history must answer every call the model made.
+ * The calls of a step that the stop left unrun still get a tool message
+ * each: the history must answer every call the model made.
  */
 static int
 skip_calls(struct turn *t, char (*ids)[BX_ID_MAX + 1], size_t from,
     size_t n)
 {
+	const char *text = time_is_up(t) ? TURN_NOT_RUN_MAX_S : TURN_NOT_RUN;
+
 	for (; from < n; from++)
 		if (json_array_append_new(t->t_messages, json_pack("{s:s, s:s, "
 		    "s:s}", "role", "tool", "tool_call_id", ids[from],
-		    "content", TURN_NOT_RUN)) == -1)
+		    "content", text)) == -1)
 			return -1;
 	return 0;
 }
 
-/* An answer cut at the length limit is neither run nor kept. */
+/*
+ * An answer cut at the length limit is neither run nor kept. The limit is
+ * [model] max_tokens, or the server's own (-n, or a full context): the
+ * message gives max_tokens beside the count, for the owner to tell which.
+ */
 static int
 cut_off(struct turn *t, const struct model_reply *r)
 {
 	char msg[BX_ERROR_MAX], tokens[64] = "";
+	int max = model_client_max_tokens(t->t_env->te_model);
 
 	if (r->mr_completion_tokens >= 0)
 		snprintf(tokens, sizeof(tokens), ", after %ld tokens",
@@ -315,13 +341,13 @@ cut_off(struct turn *t, const struct model_reply *r)
 		snprintf(msg, sizeof(msg), "the model's answer was cut off at "
 		    "its length limit (finish_reason \"length\"%s) inside a "
 		    "call of %.64s: the call was not run and this step was not "
-		    "kept; " TURN_CUT_RUNBOOK, tokens,
-		    r->mr_calls[r->mr_ncalls - 1].mc_name);
+		    "kept; [model] max_tokens is %d; " TURN_CUT_RUNBOOK, tokens,
+		    r->mr_calls[r->mr_ncalls - 1].mc_name, max);
 	else
 		snprintf(msg, sizeof(msg), "the model's answer was cut off at "
 		    "its length limit (finish_reason \"length\"%s): the cut "
 		    "text is not taken as a reply and this step was not kept; "
-		    TURN_CUT_RUNBOOK, tokens);
+		    "[model] max_tokens is %d; " TURN_CUT_RUNBOOK, tokens, max);
 	return fail(t, msg, true);
 }
 
@@ -349,7 +375,7 @@ step(struct turn *t, const json_t *tools, int n)
 	if ((rc = model_complete(t->t_env->te_model, t->t_messages, tools,
 	    on_delta, t, t->t_cancel, &r, &err)) != 0) {
 		if (rc == MODEL_CANCELLED)
-			return owner_stop(t);
+			return stopped(t);
 		return rc == MODEL_CONTEXT_FULL ? context_full(t, err.msg) :
 		    fail(t, err.msg, true);
 	}
@@ -374,7 +400,7 @@ step(struct turn *t, const json_t *tools, int n)
 	if (i < r->mr_ncalls) {
 		if (skip_calls(t, ids, i, r->mr_ncalls) == -1)
 			goto oom;
-		rc = owner_stop(t);
+		rc = stopped(t);
 		goto out;
 	}
 	if (save(t, &err) == -1) {
@@ -420,7 +446,7 @@ turn_run(const struct turn_env *env, const char *session, const char *text,
 			goto out;
 		}
 		if (cancelled(&t)) {
-			rc = owner_stop(&t);
+			rc = stopped(&t);
 			goto out;
 		}
 		if ((rc = step(&t, tools, n)) != 0)

@@ -16,13 +16,17 @@
  * or error {message}. Lines for the operator (a refused turn, an
  * unavailable broker) go to log.
  *
- * cancel (NULL: none) is the owner's stop (serve.c sets it when the
- * client hangs up). Once it is set, the model request in flight ends, a
+ * cancel (NULL: none) is the turn's stop, its value saying why
+ * (toolport.h): the owner's (serve.c sets it when the client hangs up) or
+ * the turn's time limit (serve.c sets it when the turn has run for
+ * te_max_s). Once it is set, the model request in flight ends, a
  * call waiting for approval is given up (toolport.h), a call that runs is
  * left to end and its result kept, the calls after it get TURN_NOT_RUN,
  * and the turn ends: what was done is logged with TURN_STOPPED_NOTE after
  * it (the text of a model step cut short is not kept), the operator's log
- * gets TURN_STOPPED, and so does the client, if it still listens.
+ * gets TURN_STOPPED, and so does the client, if it still listens. The time
+ * limit ends the turn the same way, with TURN_MAX_S_NOTE, TURN_NOT_RUN_MAX_S
+ * and an error naming [turn] max_s and its runbook entry instead.
  *
  * The caller makes sure only one turn of a session runs at a time
  * (busy.h). Ownership: emit takes each event message and frees it with
@@ -45,6 +49,7 @@ struct turn_env {
 	struct model_client		*te_model;
 	const struct tool_port		*te_port;	/* NULL: no broker */
 	int				 te_max_steps;
+	int				 te_max_s;	/* 0: no bound */
 	turn_log_fn			*te_log;
 	void				*te_log_arg;
 	const atomic_int		*te_stop;	/* may be NULL */
@@ -67,6 +72,14 @@ struct turn_env {
 #define TURN_STOPPED	"the owner stopped the turn"
 /* What the model reads for a call the stop left unrun. */
 #define TURN_NOT_RUN	"not run: the owner stopped the turn first"
+
+/* The same three for a turn stopped at its time limit. */
+#define TURN_MAX_S_NOTE \
+	"[This turn reached its time limit here, before it was finished, " \
+	"and was stopped. Nothing after this point was done.]"
+#define TURN_MAX_S	"the turn reached its time limit"
+#define TURN_NOT_RUN_MAX_S \
+	"not run: the turn reached its time limit first"
 
 /* Returns 0 when the turn ended with done, -1 when it ended with error. */
 int	turn_run(const struct turn_env *, const char *session, const char *text,

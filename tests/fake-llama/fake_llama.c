@@ -34,10 +34,11 @@ struct fake_llama {
 	json_t		*fl_script;	/* the validated array of replies */
 	char		*fl_record_dir;
 	struct fake_gate fl_gate;	/* strings borrowed from the options */
-	pthread_mutex_t	 fl_lock;	/* guards fl_requests and fl_served */
+	pthread_mutex_t	 fl_lock;	/* guards the four below */
 	char		**fl_requests;
 	size_t		 fl_nrequests;
 	size_t		 fl_served;	/* replies taken from the script */
+	size_t		 fl_hangups;	/* streams their client closed */
 };
 
 struct http_request {
@@ -274,6 +275,17 @@ next_reply(struct fake_llama *fl, size_t *ret_index)
 	return reply;
 }
 
+/* Counts the streams whose client went away before their end. */
+static void
+streamed(struct fake_llama *fl, int how)
+{
+	if (how != FAKE_STREAM_GONE)
+		return;
+	pthread_mutex_lock(&fl->fl_lock);
+	fl->fl_hangups++;
+	pthread_mutex_unlock(&fl->fl_lock);
+}
+
 static void
 answer_completion(struct fake_llama *fl, int fd,
     const struct http_request *req)
@@ -305,8 +317,8 @@ answer_completion(struct fake_llama *fl, int fd,
 	if (json_is_true(json_object_get(reply, "hangup")))
 		return;
 	if (json_object_get(reply, "stream") != NULL) {
-		fake_stream_answer(fd, reply, NULL, fl->fl_stop[0],
-		    FAKE_LLAMA_HOLD_MAX_MS);
+		streamed(fl, fake_stream_answer(fd, reply, NULL, req->body,
+		    fl->fl_stop[0], FAKE_LLAMA_HOLD_MAX_MS));
 		return;
 	}
 	if (json_object_get(reply, "body") != NULL) {
@@ -324,8 +336,8 @@ answer_completion(struct fake_llama *fl, int fd,
 	 * does not stream would send it. */
 	if (fake_stream_wanted(req->body) &&
 	    json_object_get(reply, "response") == NULL) {
-		fake_stream_answer(fd, reply, body, fl->fl_stop[0],
-		    FAKE_LLAMA_HOLD_MAX_MS);
+		streamed(fl, fake_stream_answer(fd, reply, body, req->body,
+		    fl->fl_stop[0], FAKE_LLAMA_HOLD_MAX_MS));
 		json_decref(body);
 		return;
 	}
@@ -554,6 +566,17 @@ fake_llama_request_count(struct fake_llama *fl)
 
 	pthread_mutex_lock(&fl->fl_lock);
 	n = fl->fl_nrequests;
+	pthread_mutex_unlock(&fl->fl_lock);
+	return n;
+}
+
+size_t
+fake_llama_hangups(struct fake_llama *fl)
+{
+	size_t n;
+
+	pthread_mutex_lock(&fl->fl_lock);
+	n = fl->fl_hangups;
 	pthread_mutex_unlock(&fl->fl_lock);
 	return n;
 }

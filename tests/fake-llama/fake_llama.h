@@ -28,7 +28,11 @@
  * sends a stream's chunks but neither its finish_reason nor its end, then
  * holds the connection open until the client closes it (or
  * FAKE_LLAMA_HOLD_MAX_MS). "chunk_ms": N sends a stream's chunks N ms
- * apart, as a model writing on a CPU would.
+ * apart, as a model writing on a CPU would. {"endless": true} is a model
+ * that never ends its answer: a token ("on ") a chunk, until the
+ * request's max_tokens, where it stops with finish_reason "length" as
+ * llama-server does, or without one until the client closes (or
+ * FAKE_LLAMA_HOLD_MAX_MS).
  *
  * Any reply may also carry "delay_ms": N (wait before answering), "hold":
  * true (wait before answering until the test calls fake_llama_release(),
@@ -89,6 +93,12 @@ int	fake_llama_port(const struct fake_llama *);
 void	fake_llama_url(const struct fake_llama *, char *buf, size_t len);
 /* Requests to /v1/chat/completions received so far. */
 size_t	fake_llama_request_count(struct fake_llama *);
+/*
+ * Streamed answers whose client closed the connection before their end
+ * (seen at a failed send, or while the stream stalled or was paced): a
+ * model request the client cancelled, as llama-server would see it.
+ */
+size_t	fake_llama_hangups(struct fake_llama *);
 /* A copy of the i-th request body, NUL-terminated; NULL if out of range. */
 char	*fake_llama_request(struct fake_llama *, size_t i);
 

@@ -14,7 +14,7 @@
 static const char *const reply_keys[] = {
 	"text", "tool_calls", "content", "status", "body", "response",
 	"hangup", "delay_ms", "hold", "repeat", "finish_reason", "stream",
-	"stall", "chunk_ms", NULL
+	"stall", "chunk_ms", "endless", NULL
 };
 static const char *const call_keys[] = { "name", "arguments", "id", NULL };
 
@@ -81,6 +81,10 @@ check_reply(const json_t *reply, size_t i, struct bx_error *err)
 	    json_integer_value(value) < 0 || json_integer_value(value) > 10000))
 		return bx_fail(err, "reply %zu: \"chunk_ms\" must be 0 to 10000",
 		    i);
+	value = json_object_get(reply, "endless");
+	if (value != NULL && !json_is_boolean(value))
+		return bx_fail(err, "reply %zu: \"endless\" must be true or "
+		    "false", i);
 	value = json_object_get(reply, "stall");
 	if (value != NULL && !json_is_boolean(value))
 		return bx_fail(err, "reply %zu: \"stall\" must be true or "
@@ -104,9 +108,10 @@ check_reply(const json_t *reply, size_t i, struct bx_error *err)
 	    json_object_get(reply, "body") == NULL &&
 	    json_object_get(reply, "response") == NULL &&
 	    json_object_get(reply, "stream") == NULL &&
+	    !json_is_true(json_object_get(reply, "endless")) &&
 	    !json_is_true(json_object_get(reply, "hangup")))
 		return bx_fail(err, "reply %zu: needs one of text, tool_calls, "
-		    "body, response, stream or hangup", i);
+		    "body, response, stream, endless or hangup", i);
 	return 0;
 }
 
@@ -178,7 +183,8 @@ build_message(const json_t *reply, size_t n, const char **ret_finish)
 
 	if (calls == NULL) {
 		*ret_finish = "stop";
-		return json_pack("{s:s, s:O}", "role", "assistant", "content",
+		/* An endless reply has no text: null, never sent whole. */
+		return json_pack("{s:s, s:O?}", "role", "assistant", "content",
 		    json_object_get(reply, "text"));
 	}
 	*ret_finish = "tool_calls";

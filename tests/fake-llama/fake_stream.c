@@ -10,9 +10,11 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fake_stream.h"
 
@@ -20,6 +22,8 @@
 #define PIECE_MAX	16
 /* Arguments come a few bytes at a time, as a real model's do. */
 #define ARGS_PIECE	3
+/* Each token of an endless answer. */
+#define ENDLESS_TOKEN	"on "
 
 bool
 fake_stream_wanted(const char *request_body)
@@ -45,22 +49,31 @@ piece(const char *s, size_t len, size_t max, bool at_space)
 	return n;
 }
 
+/* "data: <chunk>\n\n", malloc'd, or NULL; steals chunk. */
+static char *
+event_text(json_t *chunk)
+{
+	char *text, *event;
+
+	if (chunk == NULL)
+		return NULL;
+	text = json_dumps(chunk, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(chunk);
+	if (text == NULL || asprintf(&event, "data: %s\n\n", text) == -1)
+		event = NULL;
+	free(text);
+	return event;
+}
+
 /* Appends "data: <chunk>\n\n"; steals chunk. */
 static int
 add_chunk(json_t *chunks, json_t *chunk)
 {
-	char *text, *event;
+	char *event;
 	int r;
 
-	if (chunk == NULL)
+	if ((event = event_text(chunk)) == NULL)
 		return -1;
-	text = json_dumps(chunk, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(chunk);
-	if (text == NULL || asprintf(&event, "data: %s\n\n", text) == -1) {
-		free(text);
-		return -1;
-	}
-	free(text);
 	r = json_array_append_new(chunks, json_string(event));
 	free(event);
 	return r;
@@ -194,7 +207,10 @@ fake_send_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-/* One HTTP chunk in one send, so that it leaves at once (TCP_NODELAY). */
+/*
+ * One HTTP chunk in one send, so that it leaves at once (TCP_NODELAY); a
+ * failed send is the client gone.
+ */
 static int
 send_chunk(int fd, const char *data, size_t len)
 {
@@ -202,93 +218,204 @@ send_chunk(int fd, const char *data, size_t len)
 	int n, r;
 
 	if ((n = asprintf(&buf, "%zx\r\n%.*s\r\n", len, (int)len, data)) == -1)
-		return -1;
+		return FAKE_STREAM_FAILED;
 	r = fake_send_all(fd, buf, (size_t)n);
 	free(buf);
+	return r == -1 ? FAKE_STREAM_GONE : FAKE_STREAM_SENT;
+}
+
+/* One event in one HTTP chunk; steals chunk. */
+static int
+send_event(int fd, json_t *chunk)
+{
+	char *event;
+	int r;
+
+	if ((event = event_text(chunk)) == NULL)
+		return FAKE_STREAM_FAILED;
+	r = send_chunk(fd, event, strlen(event));
+	free(event);
 	return r;
 }
 
-/* Until the client closes, stop_fd is readable or max_ms pass. */
-static void
-stall_until(int fd, int stop_fd, int max_ms)
+/* Whether the client closed its end, which made fd readable. */
+static bool
+client_gone(int fd, short revents)
+{
+	char buf[256];
+	ssize_t n;
+
+	if ((revents & (POLLHUP | POLLERR | POLLNVAL)) != 0)
+		return true;
+	if ((revents & POLLIN) == 0)
+		return false;
+	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	return n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR);
+}
+
+/*
+ * Waits ms (-1: for ever) unless the client closes its end or stop_fd
+ * becomes readable first. FAKE_STREAM_SENT when the time passed.
+ */
+static int
+wait_watching(int fd, int stop_fd, int ms)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = fd, .events = POLLIN },
 		{ .fd = stop_fd, .events = POLLIN },
 	};
-	char buf[256];
 	int r;
 
 	for (;;) {
-		r = poll(pfd, 2, max_ms);
+		r = poll(pfd, 2, ms);
 		if (r == -1 && errno == EINTR)
 			continue;
-		if (r <= 0 || pfd[1].revents != 0)
-			return;
-		if (recv(fd, buf, sizeof(buf), 0) <= 0)
-			return;
+		if (r == 0)
+			return FAKE_STREAM_SENT;
+		if (r == -1 || pfd[1].revents != 0)
+			return FAKE_STREAM_FAILED;
+		if (client_gone(fd, pfd[0].revents))
+			return FAKE_STREAM_GONE;
 	}
 }
 
-/* chunk_ms between chunks, as a model writes; false when told to stop. */
-static bool
-pace(int stop_fd, int chunk_ms)
+static int
+send_head(int fd)
 {
-	struct pollfd pfd = { .fd = stop_fd, .events = POLLIN };
-	int r;
+	static const char head[] = "HTTP/1.1 200 OK\r\n"
+	    "Content-Type: text/event-stream\r\n"
+	    "Transfer-Encoding: chunked\r\nServer: fake-llama\r\n"
+	    "Keep-Alive: timeout=5, max=100\r\n\r\n";
+	int one = 1;
 
-	if (chunk_ms <= 0)
-		return true;
-	while ((r = poll(&pfd, 1, chunk_ms)) == -1 && errno == EINTR)
-		;
-	return r == 0;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fake_send_all(fd, head, sizeof(head) - 1) == -1 ?
+	    FAKE_STREAM_GONE : FAKE_STREAM_SENT;
+}
+
+/* The stream's last chunk: HTTP's end of the body. */
+static int
+send_end(int fd)
+{
+	return fake_send_all(fd, "0\r\n\r\n", 5) == -1 ? FAKE_STREAM_GONE :
+	    FAKE_STREAM_SENT;
 }
 
 int
 fake_stream_send(int fd, const json_t *chunks, bool stall, int chunk_ms,
     int stop_fd, int max_ms)
 {
-	static const char head[] = "HTTP/1.1 200 OK\r\n"
-	    "Content-Type: text/event-stream\r\n"
-	    "Transfer-Encoding: chunked\r\nServer: fake-llama\r\n"
-	    "Keep-Alive: timeout=5, max=100\r\n\r\n";
 	const json_t *c;
 	size_t i;
-	int one = 1;
+	int r;
 
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (fake_send_all(fd, head, sizeof(head) - 1) == -1)
-		return -1;
+	if ((r = send_head(fd)) != FAKE_STREAM_SENT)
+		return r;
 	json_array_foreach(chunks, i, c) {
-		if ((i > 0 && !pace(stop_fd, chunk_ms)) ||
-		    send_chunk(fd, json_string_value(c),
-		    json_string_length(c)) == -1)
-			return -1;
+		/* chunk_ms between chunks, as a model writes. */
+		if (i > 0 && chunk_ms > 0 &&
+		    (r = wait_watching(fd, stop_fd, chunk_ms)) !=
+		    FAKE_STREAM_SENT)
+			return r;
+		if ((r = send_chunk(fd, json_string_value(c),
+		    json_string_length(c))) != FAKE_STREAM_SENT)
+			return r;
 	}
-	if (stall) {
-		stall_until(fd, stop_fd, max_ms);
-		return 0;
+	if (stall)
+		return wait_watching(fd, stop_fd, max_ms);
+	return send_end(fd);
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The last chunk of an answer cut at n tokens, as llama-server sends it. */
+static int
+send_length_end(int fd, const json_t *completion, long n, int chunk_ms)
+{
+	json_t *last;
+	int r;
+
+	last = chunk(completion, json_object(), "length");
+	if (last == NULL || json_object_set_new(last, "timings", json_pack(
+	    "{s:i, s:f, s:i, s:f}", "prompt_n", 64, "prompt_ms", 12.5,
+	    "predicted_n", (json_int_t)n, "predicted_ms",
+	    (double)n * chunk_ms)) == -1) {
+		json_decref(last);
+		return FAKE_STREAM_FAILED;
 	}
-	return fake_send_all(fd, "0\r\n\r\n", 5);
+	if ((r = send_event(fd, last)) != FAKE_STREAM_SENT)
+		return r;
+	if ((r = send_chunk(fd, "data: [DONE]\n\n", 14)) != FAKE_STREAM_SENT)
+		return r;
+	return send_end(fd);
+}
+
+int
+fake_stream_endless(int fd, const json_t *completion, long max_tokens,
+    int chunk_ms, int stop_fd, int max_ms)
+{
+	int64_t until = mono_ms() + max_ms;
+	long n;
+	int r;
+
+	if ((r = send_head(fd)) != FAKE_STREAM_SENT ||
+	    (r = send_event(fd, chunk(completion, json_pack("{s:s, s:n}",
+	    "role", "assistant", "content"), NULL))) != FAKE_STREAM_SENT)
+		return r;
+	for (n = 0; max_tokens <= 0 || n < max_tokens; n++) {
+		/* Each token, however fast, looks at the client first. */
+		if ((r = wait_watching(fd, stop_fd, chunk_ms)) !=
+		    FAKE_STREAM_SENT)
+			return r;
+		if (mono_ms() >= until)
+			return FAKE_STREAM_SENT;
+		if ((r = send_event(fd, chunk(completion, json_pack("{s:s}",
+		    "content", ENDLESS_TOKEN), NULL))) != FAKE_STREAM_SENT)
+			return r;
+	}
+	return send_length_end(fd, completion, n, chunk_ms);
+}
+
+/* The request's max_tokens, as llama-server reads it; 0: none. */
+static long
+request_max_tokens(const char *request_body)
+{
+	json_t *req = json_loads(request_body, 0, NULL);
+	json_int_t n = json_integer_value(json_object_get(req, "max_tokens"));
+
+	json_decref(req);
+	return n > 0 ? (long)n : 0;
 }
 
 int
 fake_stream_answer(int fd, const json_t *reply, const json_t *completion,
-    int stop_fd, int max_ms)
+    const char *request_body, int stop_fd, int max_ms)
 {
 	bool stall = json_is_true(json_object_get(reply, "stall"));
+	int chunk_ms = (int)json_integer_value(json_object_get(reply,
+	    "chunk_ms"));
 	json_t *chunks;
 	int r;
 
+	if (json_is_true(json_object_get(reply, "endless")))
+		return fake_stream_endless(fd, completion,
+		    request_max_tokens(request_body), chunk_ms, stop_fd,
+		    max_ms);
 	if (json_is_string(json_object_get(reply, "stream")))
 		chunks = fake_stream_split(json_string_value(
 		    json_object_get(reply, "stream")));
 	else
 		chunks = fake_stream_generate(completion, stall);
 	if (chunks == NULL)
-		return -1;
-	r = fake_stream_send(fd, chunks, stall, (int)json_integer_value(
-	    json_object_get(reply, "chunk_ms")), stop_fd, max_ms);
+		return FAKE_STREAM_FAILED;
+	r = fake_stream_send(fd, chunks, stall, chunk_ms, stop_fd, max_ms);
 	json_decref(chunks);
 	return r;
 }

@@ -11,7 +11,10 @@
  * a last chunk with an empty delta, the finish_reason and timings, and
  * `data: [DONE]`. A scripted "stream" text is sent as it is, one event
  * (up to and with its empty line) per chunk. "chunk_ms" paces the chunks
- * as a model on a CPU would (bench/ and the closing notes' captures).
+ * as a model on a CPU would (bench/ and the closing notes' captures). An
+ * "endless" answer is a model that never ends its answer: one token a
+ * chunk, stopped only by the request's max_tokens (as llama-server stops
+ * at it, with finish_reason "length") or by the client going away.
  *
  * Ownership: the chunk lists are new JSON arrays of strings (each chunk's
  * exact bytes), json_decref'd by the caller.
@@ -39,21 +42,40 @@ json_t	*fake_stream_generate(const json_t *completion, bool stall);
 /* A recorded stream's text, cut after each empty line. */
 json_t	*fake_stream_split(const char *text);
 
+/* How sending a stream ended. */
+#define FAKE_STREAM_SENT	0	/* whole, or stalled until max_ms */
+#define FAKE_STREAM_GONE	1	/* the client closed its end first */
+#define FAKE_STREAM_FAILED	(-1)	/* stop_fd, or out of memory */
+
 /*
  * Sends the head and each chunk on fd, chunk_ms apart (a model's pace; 0:
  * at once); then the last chunk, or with stall nothing more: waits until
- * the client closes, stop_fd is readable or max_ms pass. Returns 0, or -1
- * if the client went away or stop_fd became readable.
+ * the client closes, stop_fd is readable or max_ms pass. Returns one of
+ * the three above.
  */
 int	fake_stream_send(int fd, const json_t *chunks, bool stall,
 	    int chunk_ms, int stop_fd, int max_ms);
 
 /*
- * Answers reply as a stream: its "stream" text as it is, or else the
- * chunks of completion (which may then be NULL otherwise); "stall": true
- * as fake_stream_send()'s stall.
+ * Sends an endless answer with completion's ids: the role chunk, then a
+ * token ("on ") a chunk, chunk_ms apart. After max_tokens tokens (0: no
+ * limit) a last chunk has finish_reason "length" and timings.predicted_n
+ * max_tokens, then `data: [DONE]`; without a limit it goes on until the
+ * client closes, stop_fd is readable or max_ms pass (FAKE_STREAM_SENT,
+ * the stream then left without its end). Returns one of the three above.
+ */
+int	fake_stream_endless(int fd, const json_t *completion,
+	    long max_tokens, int chunk_ms, int stop_fd, int max_ms);
+
+/*
+ * Answers reply as a stream: its "stream" text as it is, an "endless" one
+ * to the request's max_tokens (request_body's; 0 or absent: none), or
+ * else the chunks of completion (which may then be NULL otherwise);
+ * "stall": true as fake_stream_send()'s stall. Returns as
+ * fake_stream_send().
  */
 int	fake_stream_answer(int fd, const json_t *reply,
-	    const json_t *completion, int stop_fd, int max_ms);
+	    const json_t *completion, const char *request_body, int stop_fd,
+	    int max_ms);
 
 #endif

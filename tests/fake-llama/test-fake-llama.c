@@ -1,6 +1,8 @@
 /*
  * test-fake-llama.c: the fake llama-server answers from its script in
  * llama-server's shape, records what it was sent, and refuses bad scripts.
+ * An endless answer stops at the request's max_tokens as llama-server's
+ * does, and a client that goes away in the middle of one is counted.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -15,6 +17,9 @@
 #include <jansson.h>
 
 #include "fake_llama.h"
+
+/* Generous: how long a test waits for the fake to see a client go. */
+#define GONE_WAIT_MS	20000
 
 struct buf {
 	char	*data;
@@ -250,6 +255,7 @@ test_bad_scripts(void **state)
 		"[{\"tool_calls\":[{\"name\":\"a\",\"arguments\":1}]}]",
 		"[{\"text\":\"a\",\"text\":\"b\"}]", "[",
 		"[{\"text\":\"a\",\"hold\":1}]",
+		"[{\"endless\":1}]", "[{\"endless\":false}]",
 	};
 	struct fake_llama_opts opts;
 	struct fake_llama *fl = NULL;
@@ -266,6 +272,95 @@ test_bad_scripts(void **state)
 	opts.script = "[{\"txt\":\"x\"}]";
 	fake_llama_start(&opts, &fl, &err);
 	assert_non_null(strstr(err.msg, "\"txt\""));
+}
+
+/* How many times needle occurs in haystack. */
+static size_t
+occurrences(const char *haystack, const char *needle)
+{
+	size_t n = 0;
+
+	while ((haystack = strstr(haystack, needle)) != NULL) {
+		n++;
+		haystack += strlen(needle);
+	}
+	return n;
+}
+
+static void
+test_endless_stops_at_max_tokens(void **state)
+{
+	struct fake_llama *fl;
+	struct buf out;
+	char *rec;
+
+	(void)state;
+	fl = start("[{\"endless\":true}]");
+	assert_int_equal(post(fl, "{\"model\":\"m\",\"messages\":[],"
+	    "\"stream\":true,\"max_tokens\":7}", &out), 200);
+	/* Seven tokens, then the length chunk and the end, as llama-server. */
+	assert_int_equal(occurrences(out.data, "\"delta\":{\"content\":"
+	    "\"on \"}"), 7);
+	assert_int_equal(occurrences(out.data, "\"finish_reason\":"
+	    "\"length\""), 1);
+	assert_non_null(strstr(out.data, "\"predicted_n\":7"));
+	assert_non_null(strstr(out.data, "data: [DONE]\n\n"));
+	assert_int_equal(fake_llama_hangups(fl), 0);
+	rec = fake_llama_request(fl, 0);
+	assert_non_null(strstr(rec, "\"max_tokens\":7"));
+	free(rec);
+	free(out.data);
+	fake_llama_stop(fl);
+}
+
+/* Takes the first bytes of a stream, then makes libcurl close it. */
+static size_t
+take_then_close(char *ptr, size_t size, size_t n, void *arg)
+{
+	size_t *taken = arg;
+
+	(void)ptr;
+	*taken += size * n;
+	return *taken > 200 ? 0 : size * n;
+}
+
+static void
+test_endless_client_gone_is_counted(void **state)
+{
+	struct timespec nap = { 0, 10 * 1000000L };
+	struct fake_llama *fl;
+	struct timespec start_ts, now_ts;
+	char url[128];
+	size_t taken = 0;
+	long waited;
+	CURL *c;
+
+	(void)state;
+	/* No max_tokens: it would go on for FAKE_LLAMA_HOLD_MAX_MS. */
+	fl = start("[{\"endless\":true,\"chunk_ms\":5}]");
+	fake_llama_url(fl, url, sizeof(url) - 32);
+	strcat(url, "/v1/chat/completions");
+	c = curl_easy_init();
+	assert_non_null(c);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, "{\"messages\":[],"
+	    "\"stream\":true}");
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, take_then_close);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &taken);
+	assert_int_equal(curl_easy_perform(c), CURLE_WRITE_ERROR);
+	curl_easy_cleanup(c);
+	clock_gettime(CLOCK_MONOTONIC, &start_ts);
+	while (fake_llama_hangups(fl) == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now_ts);
+		waited = (now_ts.tv_sec - start_ts.tv_sec) * 1000 +
+		    (now_ts.tv_nsec - start_ts.tv_nsec) / 1000000;
+		if (waited > GONE_WAIT_MS)
+			fail_msg("waited %d ms for the fake to count the "
+			    "client that went away", GONE_WAIT_MS);
+		nanosleep(&nap, NULL);
+	}
+	assert_int_equal(fake_llama_hangups(fl), 1);
+	fake_llama_stop(fl);
 }
 
 static void
@@ -307,6 +402,8 @@ main(void)
 		cmocka_unit_test(test_large_body_recorded),
 		cmocka_unit_test(test_bad_scripts),
 		cmocka_unit_test(test_not_found),
+		cmocka_unit_test(test_endless_stops_at_max_tokens),
+		cmocka_unit_test(test_endless_client_gone_is_counted),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);

@@ -7,7 +7,9 @@
  * an approved call that runs (its tool_running event).
  * Each time the turn ends at once with "the owner stopped the turn", no
  * call is left running or waiting, and the session log loads with a note
- * that the model's next turn is sent.
+ * that the model's next turn is sent. The turn's time limit sets the same
+ * flag to its own value (serve.c's watcher does): the same stop, told as
+ * the time limit in the error, the note and the results of unrun calls.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,10 +36,14 @@
 	"{\"name\":\"call_tool\",\"id\":\"" id "\",\"arguments\":" \
 	"{\"name\":\"read_file\",\"arguments\":{\"path\":\"/etc/hosts\"}}}"
 
-/* Records the events and sets the cancel flag at the first of one type. */
+/*
+ * Records the events and sets the cancel flag at the first of one type, to
+ * s_why (0: TURN_STOP_OWNER).
+ */
 struct stopper {
 	struct tu_events	 s_ev;
 	enum bx_event		 s_at;
+	int			 s_why;
 	atomic_int		 s_cancel;
 };
 
@@ -47,13 +53,17 @@ stop_at(void *arg, struct bx_msg *ev)
 	struct stopper *s = arg;
 
 	if (ev->turn_event.type == s->s_at)
-		atomic_store(&s->s_cancel, 1);
+		atomic_store(&s->s_cancel, s->s_why != 0 ? s->s_why :
+		    TURN_STOP_OWNER);
 	tu_record(&s->s_ev, ev);
 }
 
-/* One turn stopped at event type at; asserts how it ended. */
+/*
+ * One turn stopped at event type at, for why (0: the owner); asserts how
+ * it ended.
+ */
 static void
-stopped_turn(struct rig *r, const char *session, enum bx_event at,
+stopped_turn(struct rig *r, const char *session, enum bx_event at, int why,
     struct stopper *s)
 {
 	const struct bx_turn_event *e;
@@ -61,6 +71,7 @@ stopped_turn(struct rig *r, const char *session, enum bx_event at,
 
 	memset(s, 0, sizeof(*s));
 	s->s_at = at;
+	s->s_why = why;
 	start = bx_clock_mono_ms();
 	assert_int_equal(turn_run(&r->env, session, "hi", &s->s_cancel,
 	    stop_at, s), -1);
@@ -69,13 +80,20 @@ stopped_turn(struct rig *r, const char *session, enum bx_event at,
 		    (long long)(bx_clock_mono_ms() - start));
 	e = &s->s_ev.ev[s->s_ev.n - 1]->turn_event;
 	assert_int_equal(e->type, BX_EVENT_ERROR);
-	assert_string_equal(e->text, TURN_STOPPED);
-	assert_non_null(strstr(r->logged[r->nlogged - 1], TURN_STOPPED));
+	if (why != TURN_STOP_MAX_S)
+		assert_string_equal(e->text, TURN_STOPPED);
+	else if (strstr(e->text, TURN_MAX_S " ([turn] max_s = 1800 s) and "
+	    "was stopped") != e->text ||
+	    strstr(e->text, "; see docs/runbook.md#turn-time-limit") == NULL)
+		fail_msg("\"%s\" does not name max_s and its runbook entry",
+		    e->text);
+	assert_non_null(strstr(r->logged[r->nlogged - 1], e->text));
 }
 
-/* The log loads; its roles and, for tool messages, contents. */
+/* The log loads, with the roles want and note as its last message. */
 static void
-log_is(struct rig *r, const char *session, const char *const *want)
+log_is(struct rig *r, const char *session, const char *const *want,
+    const char *note)
 {
 	struct bx_error err;
 	json_t *history, *m;
@@ -93,7 +111,7 @@ log_is(struct rig *r, const char *session, const char *const *want)
 	assert_int_equal(json_array_size(history), i);
 	m = json_array_get(history, i - 1);
 	assert_string_equal(json_string_value(json_object_get(m, "content")),
-	    TURN_STOPPED_NOTE);
+	    note);
 	json_decref(history);
 }
 
@@ -138,10 +156,10 @@ test_model_request_in_flight(void **state)
 
 	(void)state;
 	rig_up(&r, script, NULL, 0);
-	stopped_turn(&r, "chat-m", BX_EVENT_TEXT_DELTA, &s);
+	stopped_turn(&r, "chat-m", BX_EVENT_TEXT_DELTA, 0, &s);
 	tu_events_free(&s.s_ev);
 	/* The cut-off text is not kept; the note is. */
-	log_is(&r, "chat-m", roles);
+	log_is(&r, "chat-m", roles, TURN_STOPPED_NOTE);
 	/* The next turn goes on, and the model is told. */
 	assert_int_equal(run(&r, "chat-m", "go on", &ev), 0);
 	tu_events_free(&ev);
@@ -172,7 +190,7 @@ test_pending_approval_given_up(void **state)
 
 	(void)state;
 	rig_up(&r, script, steps, 1);
-	stopped_turn(&r, "chat-a", BX_EVENT_APPROVAL_PENDING, &s);
+	stopped_turn(&r, "chat-a", BX_EVENT_APPROVAL_PENDING, 0, &s);
 	assert_non_null(tu_find(&s.s_ev, BX_EVENT_TOOL_RESULT, 0));
 	assert_string_equal(tu_find(&s.s_ev, BX_EVENT_TOOL_RESULT,
 	    0)->content, TOOL_GIVEN_UP);
@@ -180,7 +198,7 @@ test_pending_approval_given_up(void **state)
 	/* brokerd saw its caller go: it drops the approval. */
 	wait_hangups(&r, 1);
 	assert_int_equal(fake_llama_request_count(r.fl), 1);
-	log_is(&r, "chat-a", roles);
+	log_is(&r, "chat-a", roles, TURN_STOPPED_NOTE);
 	log_content(&r, "chat-a", 2, TOOL_GIVEN_UP);
 	rig_down(&r);
 }
@@ -203,7 +221,7 @@ test_running_call_ends_and_is_kept(void **state)
 	(void)state;
 	rig_up(&r, script, steps, 2);
 	/* Stopped before brokerd answers the first call. */
-	stopped_turn(&r, "chat-r", BX_EVENT_TOOL_CALL, &s);
+	stopped_turn(&r, "chat-r", BX_EVENT_TOOL_CALL, 0, &s);
 	e = tu_find(&s.s_ev, BX_EVENT_TOOL_RESULT, 0);
 	assert_non_null(e);
 	assert_int_equal(e->status, BX_STATUS_RESULT);
@@ -214,7 +232,7 @@ test_running_call_ends_and_is_kept(void **state)
 	assert_int_equal(fbd_count(r.fbd), 1);
 	assert_int_equal(fbd_hangups(r.fbd), 0);
 	assert_int_equal(fake_llama_request_count(r.fl), 1);
-	log_is(&r, "chat-r", roles);
+	log_is(&r, "chat-r", roles, TURN_STOPPED_NOTE);
 	log_content(&r, "chat-r", 2, "127.0.0.1 localhost\n");
 	log_content(&r, "chat-r", 3, TURN_NOT_RUN);
 	rig_down(&r);
@@ -243,7 +261,7 @@ test_approved_call_ends_and_is_kept(void **state)
 
 	(void)state;
 	rig_up(&r, script, steps, 2);
-	stopped_turn(&r, "chat-p", BX_EVENT_TOOL_RUNNING, &s);
+	stopped_turn(&r, "chat-p", BX_EVENT_TOOL_RUNNING, 0, &s);
 	assert_non_null(tu_find(&s.s_ev, BX_EVENT_APPROVAL_PENDING, 0));
 	e = tu_find(&s.s_ev, BX_EVENT_TOOL_RESULT, 0);
 	assert_non_null(e);
@@ -253,9 +271,75 @@ test_approved_call_ends_and_is_kept(void **state)
 	tu_events_free(&s.s_ev);
 	assert_int_equal(fbd_count(r.fbd), 1);
 	assert_int_equal(fbd_hangups(r.fbd), 0);
-	log_is(&r, "chat-p", roles);
+	log_is(&r, "chat-p", roles, TURN_STOPPED_NOTE);
 	log_content(&r, "chat-p", 2, "127.0.0.1 localhost\n");
 	log_content(&r, "chat-p", 3, TURN_NOT_RUN);
+	rig_down(&r);
+}
+
+/*
+ * The time limit while an approval waits: given up as by the owner, with
+ * the model told why, and the limit's note in the log.
+ */
+static void
+test_time_limit_gives_up_approval(void **state)
+{
+	static const char script[] = "[{\"tool_calls\":[" CALL_READ("c1")
+	    "]},{\"text\":\"never asked\"}]";
+	static const struct fbd_step steps[] = {
+		{ .fa_act = FBD_PENDING_SILENT, .fa_approval = 42 },
+	};
+	static const char *const roles[] = { "user", "assistant", "tool",
+	    "assistant", NULL };
+	struct stopper s;
+	struct rig r;
+
+	(void)state;
+	rig_up(&r, script, steps, 1);
+	r.env.te_max_s = 1800;
+	stopped_turn(&r, "chat-ta", BX_EVENT_APPROVAL_PENDING, TURN_STOP_MAX_S,
+	    &s);
+	assert_string_equal(tu_find(&s.s_ev, BX_EVENT_TOOL_RESULT,
+	    0)->content, TOOL_GIVEN_UP_MAX_S);
+	tu_events_free(&s.s_ev);
+	wait_hangups(&r, 1);
+	assert_int_equal(fake_llama_request_count(r.fl), 1);
+	log_is(&r, "chat-ta", roles, TURN_MAX_S_NOTE);
+	log_content(&r, "chat-ta", 2, TOOL_GIVEN_UP_MAX_S);
+	rig_down(&r);
+}
+
+/*
+ * The time limit while a call runs: the call ends and is kept, the next
+ * one is not run and says why.
+ */
+static void
+test_time_limit_lets_running_call_end(void **state)
+{
+	static const char script[] = "[{\"tool_calls\":[" CALL_READ("c1") ","
+	    CALL_READ("c2") "]},{\"text\":\"never asked\"}]";
+	static const struct fbd_step steps[] = {
+		{ .fa_act = FBD_RESULT, .fa_text = "127.0.0.1 localhost\n" },
+		{ .fa_act = FBD_RESULT, .fa_text = "not asked for" },
+	};
+	static const char *const roles[] = { "user", "assistant", "tool",
+	    "tool", "assistant", NULL };
+	struct stopper s;
+	struct rig r;
+
+	(void)state;
+	rig_up(&r, script, steps, 2);
+	r.env.te_max_s = 1800;
+	stopped_turn(&r, "chat-tr", BX_EVENT_TOOL_CALL, TURN_STOP_MAX_S, &s);
+	assert_string_equal(tu_find(&s.s_ev, BX_EVENT_TOOL_RESULT,
+	    0)->content, "127.0.0.1 localhost\n");
+	assert_int_equal(tu_count(&s.s_ev, BX_EVENT_TOOL_CALL), 1);
+	tu_events_free(&s.s_ev);
+	assert_int_equal(fbd_count(r.fbd), 1);
+	assert_int_equal(fbd_hangups(r.fbd), 0);
+	log_is(&r, "chat-tr", roles, TURN_MAX_S_NOTE);
+	log_content(&r, "chat-tr", 2, "127.0.0.1 localhost\n");
+	log_content(&r, "chat-tr", 3, TURN_NOT_RUN_MAX_S);
 	rig_down(&r);
 }
 
@@ -267,6 +351,8 @@ main(void)
 		cmocka_unit_test(test_pending_approval_given_up),
 		cmocka_unit_test(test_running_call_ends_and_is_kept),
 		cmocka_unit_test(test_approved_call_ends_and_is_kept),
+		cmocka_unit_test(test_time_limit_gives_up_approval),
+		cmocka_unit_test(test_time_limit_lets_running_call_end),
 	};
 	int rc;
 

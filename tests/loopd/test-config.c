@@ -48,8 +48,9 @@ test_full(void **state)
 	c = parse("[paths]\nhome = \"/h\"\n[sockets]\nloop = \"/s/loop.sock\"\n"
 	    "[model]\nurl = \"http://127.0.0.1:8080\"\nmodel = \"qwen\"\n"
 	    "timeout_s = 30\napi_key_file = \"/etc/boxmaker/llama.key\"\n"
+	    "max_tokens = 512\n"
 	    "[broker]\nsocket = \"/b/broker.sock\"\n"
-	    "[turn]\nmax_steps = 4\n", "/env");
+	    "[turn]\nmax_steps = 4\nmax_s = 90\n", "/env");
 	assert_string_equal(c->lc_home, "/h");
 	assert_string_equal(c->lc_loop_socket, "/s/loop.sock");
 	assert_string_equal(c->lc_model_url, "http://127.0.0.1:8080");
@@ -58,6 +59,8 @@ test_full(void **state)
 	assert_string_equal(c->lc_api_key_file, "/etc/boxmaker/llama.key");
 	assert_string_equal(c->lc_broker_socket, "/b/broker.sock");
 	assert_int_equal(c->lc_max_steps, 4);
+	assert_int_equal(c->lc_max_tokens, 512);
+	assert_int_equal(c->lc_max_turn_s, 90);
 	loop_config_free(c);
 }
 
@@ -76,6 +79,8 @@ test_defaults(void **state)
 	assert_null(c->lc_broker_socket);
 	assert_null(c->lc_api_key_file);
 	assert_int_equal(c->lc_max_steps, 16);
+	assert_int_equal(c->lc_max_tokens, 4096);
+	assert_int_equal(c->lc_max_turn_s, 1800);
 	loop_config_free(c);
 	c = parse("[model]\nurl = \"http://m\"\n", NULL);
 	assert_string_equal(c->lc_home, "/var/lib/boxmaker");
@@ -105,6 +110,18 @@ test_refusals(void **state)
 	    "model.timeout_s must be 1 to");
 	refused("[model]\nurl = \"http://m\"\n[turn]\nmax_steps = 0\n",
 	    "turn.max_steps must be 1 to");
+	refused("[model]\nurl = \"http://m\"\nmax_tokens = 0\n",
+	    "loopd.toml:3: model.max_tokens must be 1 to 1048576");
+	refused("[model]\nurl = \"http://m\"\nmax_tokens = 1048577\n",
+	    "loopd.toml:3: model.max_tokens must be 1 to 1048576");
+	refused("[model]\nurl = \"http://m\"\nmax_tokens = 4096.0\n",
+	    "loopd.toml:3: model.max_tokens must be an integer");
+	refused("[model]\nurl = \"http://m\"\n[turn]\nmax_s = 0\n",
+	    "loopd.toml:4: turn.max_s must be 1 to 86400");
+	refused("[model]\nurl = \"http://m\"\n[turn]\nmax_s = 86401\n",
+	    "loopd.toml:4: turn.max_s must be 1 to 86400");
+	refused("[model]\nurl = \"http://m\"\n[turn]\nmax_s = -5\n",
+	    "loopd.toml:4: turn.max_s must be 1 to 86400");
 	refused("[model]\nurl = \"\"\n",
 	    "loopd.toml:2: model.url must be 1 to 2048 bytes without NUL");
 	refused("[model]\nurl = \"http://m\"\n[paths]\nhome = \"/a/../b\"\n",
@@ -179,6 +196,8 @@ test_example_matches_defaults(void **state)
 	assert_string_equal(c->lc_loop_socket, BX_ROOT_HOME
 	    "/run/owner-loop/loop.sock");
 	assert_null(c->lc_api_key_file);
+	assert_int_equal(c->lc_max_tokens, LOOP_CONFIG_DEFAULT_MAX_TOKENS);
+	assert_int_equal(c->lc_max_turn_s, LOOP_CONFIG_DEFAULT_TURN_S);
 	loop_config_free(c);
 }
 

@@ -233,8 +233,8 @@ e2e_up(struct e2e *e, const char *home, const char *script, bool sandbox)
 	if (fake_llama_start(&opts, &e->e_fl, &err) == -1)
 		fail_msg("%s", err.msg);
 	fake_llama_url(e->e_fl, url, sizeof(url));
-	assert_int_equal(model_client_new(url, "m", NULL, 30, NULL, &e->e_mc,
-	    &err), 0);
+	assert_int_equal(model_client_new(url, "m", NULL, 30, 4096, NULL,
+	    &e->e_mc, &err), 0);
 	e->e_broker = e2e_broker_start(home, sandbox);
 	assert_int_equal(bport_new(e2e_broker_socket(e->e_broker), NULL,
 	    &e->e_bp, &err), 0);

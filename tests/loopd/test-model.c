@@ -15,6 +15,9 @@
 #include "fake_llama.h"
 #include "loopd/model.h"
 
+/* What the client sends as max_tokens; not 4096, so that it is this. */
+#define MAX_TOKENS	1234
+
 struct fixture {
 	struct fake_llama	*fl;
 	struct model_client	*mc;
@@ -35,8 +38,8 @@ setup(struct fixture *f, const char *script, int timeout_s)
 	fake_llama_url(f->fl, url, sizeof(url));
 	/* A trailing slash is allowed and ignored. */
 	strcat(url, "/");
-	if (model_client_new(url, "test-model", NULL, timeout_s, NULL, &f->mc,
-	    &err) == -1)
+	if (model_client_new(url, "test-model", NULL, timeout_s,
+	    MAX_TOKENS, NULL, &f->mc, &err) == -1)
 		fail_msg("%s", err.msg);
 	f->messages = json_pack("[{s:s, s:s}]", "role", "user", "content",
 	    "hello");
@@ -91,6 +94,8 @@ test_request_shape(void **state)
 	assert_string_equal(json_string_value(json_object_get(req,
 	    "tool_choice")), "auto");
 	assert_true(json_is_true(json_object_get(req, "stream")));
+	assert_int_equal(json_integer_value(json_object_get(req,
+	    "max_tokens")), MAX_TOKENS);
 	assert_true(json_equal(json_object_get(req, "messages"), f.messages));
 	assert_true(json_equal(json_object_get(req, "tools"), f.tools));
 	json_decref(req);
@@ -312,8 +317,8 @@ test_wrong_path(void **state)
 	assert_int_equal(fake_llama_start(&opts, &fl, &err), 0);
 	fake_llama_url(fl, url, sizeof(url) - 4);
 	strcat(url, "/v1");
-	assert_int_equal(model_client_new(url, "m", NULL, 5, NULL, &mc, &err),
-	    0);
+	assert_int_equal(model_client_new(url, "m", NULL, 5, MAX_TOKENS, NULL,
+	    &mc, &err), 0);
 	messages = json_array();
 	assert_int_equal(model_complete(mc, messages, messages, NULL, NULL,
 	    NULL, &r, &err), -1);
@@ -393,18 +398,22 @@ test_unreachable_and_bad_config(void **state)
 	fake_llama_stop(f.fl);
 	f.fl = NULL;
 	model_client_free(f.mc);
-	assert_int_equal(model_client_new(url, "m", NULL, 5, NULL, &f.mc, &err),
-	    0);
+	assert_int_equal(model_client_new(url, "m", NULL, 5, MAX_TOKENS, NULL,
+	    &f.mc, &err), 0);
 	assert_int_equal(model_complete(f.mc, f.messages, f.tools, NULL, NULL,
 	    NULL, &r, &err), -1);
 	assert_non_null(strstr(err.msg, "could not be reached"));
 	teardown(&f);
 
-	assert_int_equal(model_client_new("ftp://x", "m", NULL, 5, NULL, &mc,
-	    &err), -1);
+	assert_int_equal(model_client_new("ftp://x", "m", NULL, 5, MAX_TOKENS,
+	    NULL, &mc, &err), -1);
 	assert_non_null(strstr(err.msg, "http://"));
-	assert_int_equal(model_client_new("http://x", "m", NULL, 0, NULL, &mc,
-	    &err), -1);
+	assert_int_equal(model_client_new("http://x", "m", NULL, 0, MAX_TOKENS,
+	    NULL, &mc, &err), -1);
+	assert_null(mc);
+	assert_int_equal(model_client_new("http://x", "m", NULL, 5, 0, NULL,
+	    &mc, &err), -1);
+	assert_non_null(strstr(err.msg, "max_tokens must be at least 1"));
 	assert_null(mc);
 }
 

@@ -6,7 +6,8 @@
  * session log gets the note and loads, the session is free for the next
  * turn, which the model is sent with the note. A client that only shuts
  * down its sending side after its frame is not stopping: it gets the
- * whole turn.
+ * whole turn. The turn's time limit ([turn] max_s), which the same watcher
+ * keeps, stops a model that never ends its answer the same way.
  */
 #include <sys/socket.h>
 
@@ -60,8 +61,9 @@ serve_thread(void *arg)
 	return NULL;
 }
 
+/* A server with script for the model; max_s is [turn] max_s (0: none). */
 static void
-start(struct server *s, const char *script)
+start(struct server *s, const char *script, int max_s)
 {
 	struct fake_llama_opts opts = { .script = script };
 	struct bx_error err;
@@ -73,11 +75,12 @@ start(struct server *s, const char *script)
 	if (fake_llama_start(&opts, &s->fl, &err) == -1)
 		fail_msg("%s", err.msg);
 	fake_llama_url(s->fl, url, sizeof(url));
-	assert_int_equal(model_client_new(url, "m", NULL, 30, &s->stop, &s->mc,
-	    &err), 0);
+	assert_int_equal(model_client_new(url, "m", NULL, 30, 4096, &s->stop,
+	    &s->mc, &err), 0);
 	s->env.te_home = s->home;
 	s->env.te_model = s->mc;
 	s->env.te_max_steps = 4;
+	s->env.te_max_s = max_s;
 	s->env.te_stop = &s->stop;
 	bx_peer_rule_init(&s->peers, "loop.sock");
 	assert_int_equal(bx_peer_rule_add(&s->peers, geteuid(), &err), 0);
@@ -206,7 +209,7 @@ test_hangup_stops_the_turn(void **state)
 
 	(void)state;
 	start(&s, "[{\"text\":\"Let me think\",\"stall\":true},"
-	    "{\"text\":\"Noted.\"}]");
+	    "{\"text\":\"Noted.\"}]", 0);
 	fd = chat(&s, "chat-h", "hi");
 	bx_frame_reader_init(&rd, fd);
 	read_until(&rd, BX_EVENT_TEXT_DELTA);
@@ -234,6 +237,104 @@ test_hangup_stops_the_turn(void **state)
 	stop(&s);
 }
 
+/*
+ * Reads events to the turn's error; returns its message (the caller frees
+ * it) and counts the text_delta events before it into *deltas.
+ */
+static char *
+read_error(struct bx_frame_reader *rd, size_t *deltas)
+{
+	struct bx_error err;
+	struct bx_msg *m;
+	const char *line;
+	char *text = NULL;
+	size_t len;
+
+	*deltas = 0;
+	while (text == NULL) {
+		if (bx_frame_read(rd, 30000, &line, &len, &err) != BX_FRAME_OK)
+			fail_msg("the stream ended before its error: %s",
+			    err.msg);
+		assert_int_equal(bx_msg_decode(line, len, &m, &err), 0);
+		assert_int_equal(m->kind, BX_MSG_TURN_EVENT);
+		assert_int_not_equal(m->turn_event.type, BX_EVENT_DONE);
+		if (m->turn_event.type == BX_EVENT_TEXT_DELTA)
+			(*deltas)++;
+		if (m->turn_event.type == BX_EVENT_ERROR)
+			text = strdup(m->turn_event.text);
+		bx_msg_free(m);
+	}
+	return text;
+}
+
+/*
+ * A model that never ends its answer, and nobody to stop it: at [turn]
+ * max_s the watcher stops the turn as a hang-up does. The model request is
+ * closed (the fake sees its client go, as llama-server would and then
+ * frees its slot), the client gets an error naming the limit and its
+ * runbook entry, the session log gets the note and loads, and the next
+ * chat of the session is sent the note.
+ */
+static void
+test_time_limit_stops_the_turn(void **state)
+{
+	struct timespec nap = { 0, 10 * 1000000L };
+	struct bx_frame_reader rd;
+	struct server s;
+	int64_t t0, ended, gone;
+	json_t *history, *req;
+	size_t deltas;
+	char *text, *body;
+	int fd;
+
+	(void)state;
+	start(&s, "[{\"endless\":true,\"chunk_ms\":20},"
+	    "{\"text\":\"Noted.\"}]", 1);
+	t0 = bx_clock_mono_ms();
+	fd = chat(&s, "chat-l", "talk for ever");
+	bx_frame_reader_init(&rd, fd);
+	text = read_error(&rd, &deltas);
+	ended = bx_clock_mono_ms() - t0;
+	bx_frame_reader_free(&rd);
+	close(fd);
+	if (strstr(text, TURN_MAX_S " ([turn] max_s = 1 s) and was stopped") ==
+	    NULL || strstr(text, "see docs/runbook.md#turn-time-limit") == NULL)
+		fail_msg("the error \"%s\" does not name the limit and its "
+		    "runbook entry", text);
+	free(text);
+	/* Never before the limit; the upper bound only catches a hang. */
+	if (ended < 1000 || ended > HANGUP_WAIT_MS)
+		fail_msg("the turn ended after %lld ms, with max_s 1",
+		    (long long)ended);
+	assert_true(deltas > 0);
+	while (fake_llama_hangups(s.fl) == 0) {
+		if (bx_clock_mono_ms() - t0 > HANGUP_WAIT_MS)
+			fail_msg("waited %d ms for the model request to be "
+			    "closed", HANGUP_WAIT_MS);
+		nanosleep(&nap, NULL);
+	}
+	gone = bx_clock_mono_ms() - t0;
+	print_message("max_s 1: the error came after %lld ms and %zu deltas; "
+	    "the model's connection was seen closed by %lld ms\n",
+	    (long long)ended, deltas, (long long)gone);
+	history = await_log(&s, "chat-l", 2);
+	assert_int_equal(json_array_size(history), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+	    history, 1), "content")), TURN_MAX_S_NOTE);
+	json_decref(history);
+	free_again(&s, "chat-l", "go on");
+	body = fake_llama_request(s.fl, 1);
+	assert_non_null(body);
+	req = json_loads(body, 0, NULL);
+	free(body);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+	    json_object_get(req, "messages"), 2), "content")),
+	    TURN_MAX_S_NOTE);
+	json_decref(req);
+	json_decref(await_log(&s, "chat-l", 4));
+	stop(&s);
+}
+
 static void
 test_half_close_is_no_stop(void **state)
 {
@@ -242,7 +343,7 @@ test_half_close_is_no_stop(void **state)
 	int fd;
 
 	(void)state;
-	start(&s, "[{\"text\":\"whole\"}]");
+	start(&s, "[{\"text\":\"whole\"}]", 0);
 	fd = chat(&s, "chat-w", "hi");
 	assert_int_equal(shutdown(fd, SHUT_WR), 0);
 	bx_frame_reader_init(&rd, fd);
@@ -259,6 +360,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hangup_stops_the_turn),
 		cmocka_unit_test(test_half_close_is_no_stop),
+		cmocka_unit_test(test_time_limit_stops_the_turn),
 	};
 	int rc;
 

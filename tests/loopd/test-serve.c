@@ -107,8 +107,8 @@ start_for(struct server *s, const char *script, uid_t owner)
 	if (fake_llama_start(&opts, &s->fl, &err) == -1)
 		fail_msg("%s", err.msg);
 	fake_llama_url(s->fl, url, sizeof(url));
-	assert_int_equal(model_client_new(url, "m", NULL, 30, &s->stop, &s->mc,
-	    &err), 0);
+	assert_int_equal(model_client_new(url, "m", NULL, 30, 4096, &s->stop,
+	    &s->mc, &err), 0);
 	s->env.te_home = s->home;
 	s->env.te_model = s->mc;
 	s->env.te_max_steps = 4;

@@ -3,7 +3,8 @@
  * (tests/fixtures/llama-stream/), sent by the fake llama-server one event
  * per flushed chunk: the text_delta events, the calls joined from their
  * fragments, and each way a stream ends badly (cut off, an error in it, no
- * finish_reason, a line past the bound, a stall) ending the turn with a
+ * finish_reason, a line past the bound, a stall, a model that never ends
+ * its answer and is stopped at [model] max_tokens) ending the turn with a
  * message and leaving the session log as it was.
  */
 #include <setjmp.h>
@@ -297,6 +298,54 @@ test_stall_ends_at_timeout(void **state)
 	rig_down(&r);
 }
 
+/*
+ * A model that never ends its answer: every request carries [model]
+ * max_tokens, the server stops there with finish_reason "length" (the fake
+ * as llama-server does), and the turn ends as a cut answer does, saying
+ * max_tokens. Nothing is kept, and the next turn goes on.
+ */
+static void
+test_endless_ends_at_max_tokens(void **state)
+{
+	static const char *const replies[] = { "{\"endless\":true}",
+	    "{\"text\":\"Short.\"}", NULL };
+	struct rig_model model = { .rm_max_tokens = 50 };
+	struct tu_events ev;
+	struct rig r;
+	char want[512], *s;
+	json_t *req;
+	size_t i, at = 0;
+	double t0, took;
+
+	(void)state;
+	s = script(replies);
+	rig_up_model(&r, s, &model, NULL, 0);
+	free(s);
+	for (i = 0; i < 50; i++)
+		at += (size_t)snprintf(want + at, sizeof(want) - at, "%son ",
+		    i > 0 ? "|" : "");
+	t0 = seconds();
+	fails(&r, "chat-e", "cut off at its length limit (finish_reason "
+	    "\"length\", after 50 tokens): the cut text is not taken as a "
+	    "reply and this step was not kept; [model] max_tokens is 50; "
+	    "see docs/runbook.md#model-cut-off", want);
+	took = seconds() - t0;
+	print_message("the endless answer ended at max_tokens after %zu "
+	    "deltas, in %.3f s\n", r.deltas.n, took);
+	s = fake_llama_request(r.fl, 0);
+	req = json_loads(s, 0, NULL);
+	free(s);
+	assert_int_equal(json_integer_value(json_object_get(req,
+	    "max_tokens")), 50);
+	json_decref(req);
+	assert_int_equal(fake_llama_hangups(r.fl), 0);
+	log_holds(&r, "chat-e", 0);
+	assert_int_equal(run(&r, "chat-e", "in short?", &ev), 0);
+	tu_events_free(&ev);
+	log_holds(&r, "chat-e", 2);
+	rig_down(&r);
+}
+
 /* A server that answers a stream request with a whole body. */
 static void
 test_whole_body_still_read(void **state)
@@ -345,6 +394,7 @@ main(void)
 		cmocka_unit_test(test_bad_endings_keep_the_log),
 		cmocka_unit_test(test_stall_ends_at_timeout),
 		cmocka_unit_test(test_whole_body_still_read),
+		cmocka_unit_test(test_endless_ends_at_max_tokens),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);

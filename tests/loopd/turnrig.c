@@ -39,7 +39,9 @@ rig_up_model(struct rig *r, const char *script, const struct rig_model *model,
 	assert_int_equal(model_client_new(url, model != NULL &&
 	    model->rm_name != NULL ? model->rm_name : "m", model != NULL ?
 	    model->rm_key : NULL, model != NULL && model->rm_timeout_s > 0 ?
-	    model->rm_timeout_s : 30, NULL, &r->mc, &err), 0);
+	    model->rm_timeout_s : 30, model != NULL &&
+	    model->rm_max_tokens > 0 ? model->rm_max_tokens : 4096, NULL,
+	    &r->mc, &err), 0);
 	r->env.te_home = r->home;
 	r->env.te_model = r->mc;
 	r->env.te_max_steps = 16;

@@ -41,6 +41,7 @@ struct rig_model {
 	const char		*rm_name;	/* NULL: "m" */
 	const char		*rm_key;	/* NULL: none */
 	int			 rm_timeout_s;	/* 0: 30 */
+	int			 rm_max_tokens;	/* 0: 4096 */
 };
 
 /* A rig with script for the model and, when steps is not NULL, a broker. */
