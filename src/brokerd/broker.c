@@ -85,15 +85,11 @@ broker_now(const struct broker *b)
 void
 broker_log(const struct broker *b, const char *fmt, ...)
 {
-	char line[2 * BX_ERROR_MAX];
 	va_list ap;
 
-	if (b->b_cfg.log == NULL)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	log_vsay(b->b_cfg.log, fmt, ap);
 	va_end(ap);
-	b->b_cfg.log->line(b->b_cfg.log->ctx, line);
 }
 
 void

@@ -21,13 +21,15 @@
 #include "proto/error.h"
 #include "proto/message.h"
 
-/* The records of one call: where they go, whose call, its Decision's seq. */
+/*
+ * The records of one call: where they go, whose call (cr_req's session,
+ * call, tool and arguments), and the seq of its Decision record once that
+ * is written.
+ */
 struct call_records {
 	struct audit			*cr_audit;
-	const struct bx_tool_request	*cr_req;	/* session, call, tool,
-							   arguments */
-	uint64_t			 cr_decision;	/* seq of the Decision
-							   record, once written */
+	const struct bx_tool_request	*cr_req;
+	uint64_t			 cr_decision;
 };
 
 /*
