@@ -3,6 +3,9 @@
  * (message_console.c), and the GrantProblem lists grants_report,
  * explanation and grant_list share. Each returns a new message, or NULL if
  * memory ran out; the add functions return 0, or -1 when it ran out.
+ *
+ * Ownership as in message.h: each copies what it is given into the
+ * message, which the caller frees with bx_msg_free.
  */
 #ifndef BX_MESSAGE_CONSOLE_H
 #define BX_MESSAGE_CONSOLE_H

@@ -2,6 +2,9 @@
  * message_console_codec.h: the owner's console's kinds on the wire, one
  * decoder and one encoder per kind with fields, for the tables of
  * message_decode.c and message_encode.c.
+ *
+ * Ownership as in message.h: what a decoder fills is the message's, on
+ * failure too, for bx_msg_free; an encoder only reads the message.
  */
 #ifndef BX_MESSAGE_CONSOLE_CODEC_H
 #define BX_MESSAGE_CONSOLE_CODEC_H
