@@ -12,7 +12,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "brokerd/broker_impl.h"
+#include "brokerd/broker.h"
+#include "brokerd/broker_record.h"
+#include "proto/sha256.h"
+
+struct broker {
+	struct broker_config	 b_cfg;
+	pthread_mutex_t		 b_lock;	/* guards the two below */
+	bool			 b_reported;
+	struct bx_hash		 b_problems;	/* fingerprint last printed */
+};
+
+/*
+ * One call in progress. It lives on broker_call's stack; it borrows the
+ * broker, the request and the peer, and owns c_d (freed by broker_call).
+ */
+struct call {
+	struct broker			*c_b;
+	const struct bx_tool_request	*c_req;
+	const struct broker_peer	*c_peer;
+	struct state_hold		 c_hold;
+	struct state_value		 c_st;		/* when (re)decided */
+	struct decision			*c_d;		/* the first decision */
+	struct call_records		 c_rec;		/* its Decision's seq */
+};
 
 struct broker *
 broker_new(const struct broker_config *cfg, struct bx_error *err)
@@ -62,15 +85,11 @@ broker_now(const struct broker *b)
 void
 broker_log(const struct broker *b, const char *fmt, ...)
 {
-	char line[2 * BX_ERROR_MAX];
 	va_list ap;
 
-	if (b->b_cfg.log == NULL)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	log_vsay(b->b_cfg.log, fmt, ap);
 	va_end(ap);
-	b->b_cfg.log->line(b->b_cfg.log->ctx, line);
 }
 
 void
@@ -94,6 +113,37 @@ broker_report_grants(struct broker *b, const struct grants *set)
 		broker_log(b, "grants: %s; %s", line, GRANTS_RUNBOOK);
 	}
 	pthread_mutex_unlock(&b->b_lock);
+}
+
+/*
+ * The Decision record of c->c_d. Fails (-1, logged here) when it cannot be
+ * written: then nothing may run.
+ */
+static int
+record_decision(struct call *c)
+{
+	struct bx_error err;
+
+	if (broker_record_decision(&c->c_rec, c->c_d, &c->c_st, &err) == 0)
+		return 0;
+	broker_log(c->c_b, "%s", err.msg);
+	return -1;
+}
+
+/* The Approval record; if it fails (logged), *outcome is audit_unavailable. */
+static void
+record_approval(struct call *c, enum bx_answer answer, const char *reason,
+    struct bx_outcome *outcome)
+{
+	struct bx_error err;
+	const char *by = answer == BX_ANSWER_EXPIRED ? NULL : BROKER_APPROVER;
+
+	if (broker_record_approval(&c->c_rec, answer, by, reason, outcome,
+	    &err) == 0)
+		return;
+	broker_log(c->c_b, "%s", err.msg);
+	outcome->kind = BX_OUTCOME_DENIED;
+	outcome->reason = BX_DENY_AUDIT_UNAVAILABLE;
 }
 
 /* Sends msg (taking it) to loopd; NULL is memory running out. */
@@ -176,7 +226,7 @@ run_and_answer(struct call *c, const struct decision *d, bool approved,
 	int rc;
 
 	/* A runner that cannot say why is unavailable: still a Result record. */
-	call.rc_seq = c->c_seq;
+	call.rc_seq = c->c_rec.cr_decision;
 	call.rc_hangup_fd = c->c_peer->hangup_fd == NULL ? -1 :
 	    c->c_peer->hangup_fd(c->c_peer->ctx);
 	if (runner_run(d, approved, &call, c->c_b->b_cfg.runtime, &rr, &rerr)
@@ -201,9 +251,11 @@ run_and_answer(struct call *c, const struct decision *d, bool approved,
 	/* Withheld content leaves the taint where the state file has it. */
 	if (!stored)
 		after = c->c_st;
-	if (broker_record_result(c, d, failed, &rr, sent, after.taint) == -1)
+	if (broker_record_result(&c->c_rec, d, failed, &rr, sent, after.taint,
+	    &rerr) == -1) {
+		broker_log(c->c_b, "%s", rerr.msg);
 		rc = send_msg(c, bx_msg_failed(BROKER_UNRECORDED), err);
-	else if (!failed)
+	} else if (!failed)
 		rc = send_msg(c, bx_msg_result(rr.rr_text,
 		    decision_result_class(d), decision_untrusted(d),
 		    rr.rr_truncated), err);
@@ -265,7 +317,7 @@ approved(struct call *c, struct approval *a, struct bx_error *err)
 		    err);
 	}
 	out = decision_outcome(d);
-	broker_record_approval(c, BX_ANSWER_APPROVED, NULL, &out);
+	record_approval(c, BX_ANSWER_APPROVED, NULL, &out);
 	approvals_finish(t, a, &out);
 	if (out.kind == BX_OUTCOME_DENIED)
 		rc = send_denied(c, out.reason, err);
@@ -289,7 +341,7 @@ ask(struct call *c, struct bx_error *err)
 	size_t len;
 
 	memset(&item, 0, sizeof(item));
-	item.approval = c->c_seq;
+	item.approval = c->c_rec.cr_decision;
 	snprintf(item.session, sizeof(item.session), "%s", c->c_req->session);
 	snprintf(item.call, sizeof(item.call), "%s", c->c_req->call);
 	item.tool = decision_tool(c->c_d);
@@ -313,16 +365,16 @@ ask(struct call *c, struct bx_error *err)
 		return approved(c, a, err);
 	case APPROVALS_REFUSED:
 		out.reason = BX_DENY_APPROVAL_REFUSED;
-		broker_record_approval(c, BX_ANSWER_REFUSED, reason, &out);
+		record_approval(c, BX_ANSWER_REFUSED, reason, &out);
 		break;
 	case APPROVALS_EXPIRED:
-		broker_record_approval(c, BX_ANSWER_EXPIRED, NULL, &out);
+		record_approval(c, BX_ANSWER_EXPIRED, NULL, &out);
 		break;
 	default:
 		approvals_finish(t, a, &out);
 		return bx_fail(err, "broker: call %s: loopd went away while "
 		    "it waited for approval %llu", c->c_req->call,
-		    (unsigned long long)c->c_seq);
+		    (unsigned long long)c->c_rec.cr_decision);
 	}
 	approvals_finish(t, a, &out);
 	return send_denied(c, out.reason, err);
@@ -340,6 +392,8 @@ broker_call(struct broker *b, const struct bx_tool_request *req,
 	c.c_b = b;
 	c.c_req = req;
 	c.c_peer = peer;
+	c.c_rec.cr_audit = b->b_cfg.audit;
+	c.c_rec.cr_req = req;
 	state_hold(b->b_cfg.state, &c.c_hold, req->session);
 	if (decide(&c, err) == -1) {
 		state_release(b->b_cfg.state, &c.c_hold);
@@ -347,7 +401,7 @@ broker_call(struct broker *b, const struct bx_tool_request *req,
 		return send_msg(&c, bx_msg_error(BX_CODE_INTERNAL, err->msg),
 		    err);
 	}
-	if (broker_record_decision(&c) == -1) {
+	if (record_decision(&c) == -1) {
 		state_release(b->b_cfg.state, &c.c_hold);
 		rc = send_denied(&c, BX_DENY_AUDIT_UNAVAILABLE, err);
 		goto out;

@@ -1,53 +1,42 @@
 /*
  * broker_record.c: the three records a call writes to the audit log
  * (design section 4): its Decision, the owner's Approval, and the Result of
- * what loopd is about to be told. broker.c decides when each is written;
- * this file only fills and appends them, and logs a failure once.
+ * what loopd is about to be told. broker.c decides when each is written and
+ * prints a failure; this file only fills and appends them.
  */
 #include <string.h>
 
-#include "brokerd/broker_impl.h"
+#include "brokerd/broker_record.h"
 #include "proto/sha256.h"
 
-/* Appends ev, its seq into *ret_seq; a failure is logged here, once. */
-static int
-append(struct call *c, const struct bx_audit_event *ev, uint64_t *ret_seq)
-{
-	struct bx_error err;
-
-	if (audit_append(c->c_b->b_cfg.audit, ev, ret_seq, &err) == 0)
-		return 0;
-	broker_log(c->c_b, "%s", err.msg);
-	return -1;
-}
-
 int
-broker_record_decision(struct call *c)
+broker_record_decision(struct call_records *cr, const struct decision *d,
+    const struct state_value *st, struct bx_error *err)
 {
 	struct bx_audit_event ev;
 	struct bx_ev_decision *e = &ev.decision;
-	const struct decision *d = c->c_d;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = BX_AUDIT_DECISION;
-	e->session = c->c_req->session;
-	e->call = c->c_req->call;
-	e->tool = c->c_req->tool;
-	e->arguments = c->c_req->arguments;
+	e->session = cr->cr_req->session;
+	e->call = cr->cr_req->call;
+	e->tool = cr->cr_req->tool;
+	e->arguments = cr->cr_req->arguments;
 	e->outcome = decision_outcome(d);
 	if (decision_has_grant(d)) {
 		e->grant = decision_grant_id(d);
 		e->has_grant_sha256 = true;
 		e->grant_sha256 = *decision_grant_sha256(d);
 	}
-	e->taint = c->c_st.taint;
-	e->untrusted = c->c_st.untrusted;
-	return append(c, &ev, &c->c_seq);
+	e->taint = st->taint;
+	e->untrusted = st->untrusted;
+	return audit_append(cr->cr_audit, &ev, &cr->cr_decision, err);
 }
 
-void
-broker_record_approval(struct call *c, enum bx_answer answer, const char *reason,
-    struct bx_outcome *outcome)
+int
+broker_record_approval(const struct call_records *cr, enum bx_answer answer,
+    const char *by, const char *reason, const struct bx_outcome *outcome,
+    struct bx_error *err)
 {
 	struct bx_audit_event ev;
 	struct bx_ev_approval *e = &ev.approval;
@@ -55,33 +44,30 @@ broker_record_approval(struct call *c, enum bx_answer answer, const char *reason
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = BX_AUDIT_APPROVAL;
-	e->session = c->c_req->session;
-	e->call = c->c_req->call;
-	e->decision = c->c_seq;
+	e->session = cr->cr_req->session;
+	e->call = cr->cr_req->call;
+	e->decision = cr->cr_decision;
 	e->answer = answer;
-	e->by = answer == BX_ANSWER_EXPIRED ? NULL : BROKER_APPROVER;
+	e->by = by;
 	e->reason = reason;
 	e->outcome = *outcome;
-	if (append(c, &ev, &seq) == 0)
-		return;
-	outcome->kind = BX_OUTCOME_DENIED;
-	outcome->reason = BX_DENY_AUDIT_UNAVAILABLE;
+	return audit_append(cr->cr_audit, &ev, &seq, err);
 }
 
 int
-broker_record_result(struct call *c, const struct decision *d, bool failed,
-    const struct run_result *rr, const char *sent, enum bx_class taint_after)
+broker_record_result(const struct call_records *cr, const struct decision *d,
+    bool failed, const struct run_result *rr, const char *sent,
+    enum bx_class taint_after, struct bx_error *err)
 {
 	struct bx_audit_event ev;
 	struct bx_ev_result *e = &ev.result;
-	struct bx_error err;
 	uint64_t seq;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = BX_AUDIT_RESULT;
-	e->session = c->c_req->session;
-	e->call = c->c_req->call;
-	e->decision = c->c_seq;
+	e->session = cr->cr_req->session;
+	e->call = cr->cr_req->call;
+	e->decision = cr->cr_decision;
 	e->status = failed ? BX_RESULT_STATUS_FAILED : BX_RESULT_STATUS_RESULT;
 	if (rr->rr_status != RUN_UNAVAILABLE) {
 		e->class = decision_result_class(d);
@@ -91,9 +77,7 @@ broker_record_result(struct call *c, const struct decision *d, bool failed,
 	e->truncated = !failed && rr->rr_truncated;
 	e->bytes = strlen(sent);
 	e->taint_after = taint_after;
-	if (bx_sha256(sent, strlen(sent), &e->sha256, &err) == -1) {
-		broker_log(c->c_b, "%s", err.msg);
+	if (bx_sha256(sent, strlen(sent), &e->sha256, err) == -1)
 		return -1;
-	}
-	return append(c, &ev, &seq);
+	return audit_append(cr->cr_audit, &ev, &seq, err);
 }

@@ -2,7 +2,9 @@
  * serve.c: the server's lifetime (its sockets, its start and its clean
  * stop), the workers that handle one request at a time each, and the
  * approvals expiry thread. The only file of brokerd that starts threads.
- * The connections waiting for their first frame are serve_poll.c's.
+ * The connections waiting for their first frame are serve_poll.c's: this
+ * file runs its loop and is told, through the hooks of serve_poll.h, when
+ * a connection is opened, closed while waiting, or ready.
  *
  * Workers are started when a request finds none idle, up to one per call
  * in progress (so at most max_calls + SERVE_MAX_ADMIN_CALLS), and end
@@ -13,10 +15,10 @@
  * (its hash context, OpenSSL's error state) must have run before brokerd
  * frees what they use or exits, or they race the exit.
  */
-#include <sys/stat.h>
-
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +26,45 @@
 #include <unistd.h>
 
 #include "brokerd/admin.h"
-#include "brokerd/serve_impl.h"
+#include "brokerd/broker.h"
+#include "brokerd/serve.h"
+#include "brokerd/serve_poll.h"
 #include "brokerd/serve_socket.h"
-#include "proto/acl.h"
 #include "proto/clock.h"
+#include "proto/message.h"
+#include "proto/peercred.h"
+#include "proto/unixsock.h"
+
+struct serve {
+	struct serve_config	 s_cfg;
+	char			 s_path[SOCK_COUNT][PATH_MAX];
+	struct bx_unix_file	 s_file[SOCK_COUNT];
+	int			 s_listen[SOCK_COUNT];
+	struct bx_peer_rule	 s_rule[SOCK_COUNT];	/* who each serves */
+	int			 s_wake[2];
+	struct serve_poll	*s_poll;	/* serve_run's thread's alone */
+	pthread_mutex_t		 s_lock;	/* guards the rest */
+	pthread_cond_t		 s_ended;	/* a worker ended */
+	pthread_cond_t		 s_tick;	/* the expiry thread waits */
+	pthread_cond_t		 s_work;	/* idle workers wait */
+	size_t			 s_open[SOCK_COUNT];	/* either phase */
+	size_t			 s_busy[SOCK_COUNT];	/* ready or handled */
+	struct conn		*s_ready;	/* first frame in, no worker yet */
+	struct conn		**s_ready_tail;
+	size_t			 s_nready;
+	size_t			 s_workers;	/* started, not yet ended */
+	size_t			 s_idle;	/* of them, waiting for work */
+	pthread_t		*s_ended_workers;	/* not yet joined */
+	size_t			 s_nended;
+	size_t			 s_ended_cap;
+	bool			 s_stopping;
+};
 
 static const char *sock_names[SOCK_COUNT] = { "broker.sock", "admin.sock" };
+
+static bool	conn_open(void *, int);
+static void	conn_closed(void *, int);
+static void	conn_ready(void *, struct conn *);
 
 static int
 listen_on(struct serve *s, int i, const char *path, struct bx_error *err)
@@ -61,6 +96,29 @@ make_rules(struct serve *s, struct bx_error *err)
 	return 0;
 }
 
+/* The poll loop, watching what serve_new made and telling the hooks. */
+static int
+make_poll(struct serve *s, struct bx_error *err)
+{
+	struct serve_poll_config pc;
+
+	memset(&pc, 0, sizeof(pc));
+	pc.listen = s->s_listen;
+	pc.wake_fd = s->s_wake[0];
+	pc.stop_fd = s->s_cfg.stop_fd;
+	pc.rules = s->s_rule;
+	pc.max_connections = s->s_cfg.max_connections;
+	pc.read_timeout_ms = s->s_cfg.read_timeout_ms;
+	pc.wait_budget = s->s_cfg.wait_budget;
+	pc.log = broker_config(s->s_cfg.broker)->log;
+	pc.open = conn_open;
+	pc.closed = conn_closed;
+	pc.ready = conn_ready;
+	pc.ctx = s;
+	s->s_poll = serve_poll_new(&pc, err);
+	return s->s_poll == NULL ? -1 : 0;
+}
+
 struct serve *
 serve_new(const struct serve_config *cfg, struct bx_error *err)
 {
@@ -88,14 +146,10 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 	bx_clock_cond_init(&s->s_tick);
 	bx_clock_cond_init(&s->s_work);
 	s->s_ready_tail = &s->s_ready;
-	s->s_waiting = calloc(s->s_cfg.max_connections, sizeof(*s->s_waiting));
-	s->s_pfds = calloc(s->s_cfg.max_connections + SLOT_CONNS,
-	    sizeof(*s->s_pfds));
 	s->s_ended_cap = s->s_cfg.max_calls + SERVE_MAX_ADMIN_CALLS;
 	s->s_ended_workers = calloc(s->s_ended_cap,
 	    sizeof(*s->s_ended_workers));
-	if (s->s_waiting == NULL || s->s_pfds == NULL ||
-	    s->s_ended_workers == NULL) {
+	if (s->s_ended_workers == NULL) {
 		bx_fail(err, "serve: out of memory");
 		goto fail;
 	}
@@ -105,6 +159,8 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 		bx_fail(err, "serve: pipe: %s", strerror(errno));
 		goto fail;
 	}
+	if (make_poll(s, err) == -1)
+		goto fail;
 	if (listen_on(s, SOCK_BROKER, cfg->broker_socket, err) == -1 ||
 	    listen_on(s, SOCK_ADMIN, cfg->admin_socket, err) == -1)
 		goto fail;
@@ -117,34 +173,10 @@ fail:
 int
 serve_open_to_loop(struct serve *s, struct bx_error *err)
 {
-	struct bx_unix_file *made = &s->s_file[SOCK_BROKER];
-	const char *path = s->s_path[SOCK_BROKER];
-	uid_t uid = s->s_cfg.loop_uid;
-	char dir[PATH_MAX], *slash;
-	struct stat st;
-
 	if (!s->s_cfg.has_loop_uid)
 		return 0;
-	snprintf(dir, sizeof(dir), "%s", path);
-	if ((slash = strrchr(dir, '/')) == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		slash[slash == dir ? 1 : 0] = '\0';
-	if (bx_acl_allow(dir, uid, BX_ACL_EXEC, false, err) == -1 ||
-	    bx_acl_allow(path, uid, BX_ACL_READ | BX_ACL_WRITE, false,
-	    err) == -1)
-		return bx_error_prefix(err, "loopd's jail (uid %u) cannot "
-		    "connect to broker.sock", (unsigned)uid);
-	/*
-	 * The entry changed the socket's ctime; it is still the file we
-	 * made, and the one stopping must remove.
-	 */
-	if (stat(path, &st) == -1 || st.st_dev != made->uf_dev ||
-	    st.st_ino != made->uf_ino)
-		return bx_fail(err, "%s was replaced while brokerd started",
-		    path);
-	made->uf_ctime = st.st_ctim;
-	return 0;
+	return serve_socket_open_to(s->s_path[SOCK_BROKER],
+	    &s->s_file[SOCK_BROKER], s->s_cfg.loop_uid, err);
 }
 
 /* Closes the listeners and removes the sockets we made (not a successor's). */
@@ -165,13 +197,10 @@ unlisten(struct serve *s)
 void
 serve_free(struct serve *s)
 {
-	size_t i;
-
 	if (s == NULL)
 		return;
 	unlisten(s);
-	for (i = 0; i < s->s_nwaiting; i++)
-		serve_conn_free(s->s_waiting[i]);
+	serve_poll_free(s->s_poll);
 	if (s->s_wake[0] != -1)
 		close(s->s_wake[0]);
 	if (s->s_wake[1] != -1)
@@ -180,8 +209,6 @@ serve_free(struct serve *s)
 	pthread_cond_destroy(&s->s_tick);
 	pthread_cond_destroy(&s->s_work);
 	pthread_mutex_destroy(&s->s_lock);
-	free(s->s_waiting);
-	free(s->s_pfds);
 	free(s->s_ended_workers);
 	free(s);
 }
@@ -198,21 +225,11 @@ serve_stop(struct serve *s)
 size_t
 serve_waiting_bytes(struct serve *s)
 {
-	return atomic_load(&s->s_held);
+	return serve_poll_held(s->s_poll);
 }
 
-/* Best effort: the connection is being closed anyway. */
-void
-serve_refuse(int fd, enum bx_code code, const char *message, int timeout_ms)
-{
-	struct bx_msg *msg = bx_msg_error(code, message);
-
-	if (msg != NULL)
-		bx_msg_send(fd, msg, timeout_ms, NULL);
-	bx_msg_free(msg);
-}
-
-void
+/* One connection of socket which is closed, in either phase. */
+static void
 serve_closed(struct serve *s, int which, bool busy)
 {
 	pthread_mutex_lock(&s->s_lock);
@@ -220,6 +237,30 @@ serve_closed(struct serve *s, int which, bool busy)
 	if (busy)
 		s->s_busy[which]--;
 	pthread_mutex_unlock(&s->s_lock);
+}
+
+/* The poll loop's open hook: whether one more fits, counted if so. */
+static bool
+conn_open(void *ctx, int which)
+{
+	struct serve *s = ctx;
+	bool room;
+
+	pthread_mutex_lock(&s->s_lock);
+	room = serve_socket_room(s->s_open[SOCK_BROKER],
+	    s->s_open[SOCK_ADMIN], s->s_cfg.max_connections,
+	    which == SOCK_BROKER);
+	if (room)
+		s->s_open[which]++;
+	pthread_mutex_unlock(&s->s_lock);
+	return room;
+}
+
+/* The poll loop's closed hook: one closed while it waited. */
+static void
+conn_closed(void *ctx, int which)
+{
+	serve_closed(ctx, which, false);
 }
 
 static bool
@@ -232,9 +273,8 @@ allowed(int which, enum bx_msg_kind kind)
 
 /* Handles the connection's one request, then closes it. */
 static void
-conn_run(struct conn *c)
+conn_run(struct serve *s, struct conn *c)
 {
-	struct serve *s = c->c_s;
 	struct broker *b = s->s_cfg.broker;
 	struct bx_msg *req = NULL;
 	struct bx_error err;
@@ -308,7 +348,7 @@ worker_run(void *arg)
 	for (;;) {
 		if ((c = ready_take(s)) != NULL) {
 			pthread_mutex_unlock(&s->s_lock);
-			conn_run(c);
+			conn_run(s, c);
 			pthread_mutex_lock(&s->s_lock);
 			rc = 0;
 			continue;
@@ -351,9 +391,11 @@ worker_for_one_more(struct serve *s)
 	return 0;
 }
 
-void
-serve_dispatch(struct serve *s, struct conn *c)
+/* The poll loop's ready hook: a worker takes c, or it is refused. */
+static void
+conn_ready(void *ctx, struct conn *c)
 {
+	struct serve *s = ctx;
 	const char *why = "too many calls in progress";
 	size_t limit;
 	int which = c->c_which, worker;
@@ -412,11 +454,11 @@ serve_run(struct serve *s, struct bx_error *err)
 
 	if (pthread_create(&expiry, NULL, expiry_run, s) != 0)
 		return bx_fail(err, "serve: cannot start the expiry thread");
-	while ((rc = serve_poll_once(s, err)) == 1)
+	while ((rc = serve_poll_once(s->s_poll, err)) == 1)
 		continue;
 	/* Stop: no new connections, no waiting ones, no pending approvals. */
 	unlisten(s);
-	serve_poll_drop_all(s);
+	serve_poll_drop_all(s->s_poll);
 	approvals_abandon_all(t);
 	pthread_mutex_lock(&s->s_lock);
 	s->s_stopping = true;

@@ -1,11 +1,18 @@
 /*
- * serve_socket.c: serve's descriptor budget. Split from serve.c so that
- * file keeps to the poll loop and the threads; the socket files themselves
- * are libboxproto's (proto/unixsock.h).
+ * serve_socket.c: serve's descriptor budget, the refusal a connection past
+ * it (or otherwise refused) gets, and broker.sock's ACL entry for loopd's
+ * jail. Split from serve.c so that file keeps to the threads; the socket
+ * files themselves are libboxproto's (proto/unixsock.h).
  */
 #include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "brokerd/serve_socket.h"
+#include "proto/acl.h"
 
 size_t
 serve_socket_fit(size_t want)
@@ -37,4 +44,43 @@ serve_socket_room(size_t broker_open, size_t admin_open, size_t max,
 	if (for_broker)
 		max -= reserve;
 	return broker_open + admin_open < max;
+}
+
+void
+serve_refuse(int fd, enum bx_code code, const char *message, int timeout_ms)
+{
+	struct bx_msg *msg = bx_msg_error(code, message);
+
+	if (msg != NULL)
+		bx_msg_send(fd, msg, timeout_ms, NULL);
+	bx_msg_free(msg);
+}
+
+int
+serve_socket_open_to(const char *path, struct bx_unix_file *made, uid_t uid,
+    struct bx_error *err)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		slash[slash == dir ? 1 : 0] = '\0';
+	if (bx_acl_allow(dir, uid, BX_ACL_EXEC, false, err) == -1 ||
+	    bx_acl_allow(path, uid, BX_ACL_READ | BX_ACL_WRITE, false,
+	    err) == -1)
+		return bx_error_prefix(err, "loopd's jail (uid %u) cannot "
+		    "connect to broker.sock", (unsigned)uid);
+	/*
+	 * The entry changed the socket's ctime; it is still the file we
+	 * made, and the one stopping must remove.
+	 */
+	if (stat(path, &st) == -1 || st.st_dev != made->uf_dev ||
+	    st.st_ino != made->uf_ino)
+		return bx_fail(err, "%s was replaced while brokerd started",
+		    path);
+	made->uf_ctime = st.st_ctim;
+	return 0;
 }

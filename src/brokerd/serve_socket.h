@@ -1,16 +1,24 @@
 /*
  * serve_socket.h: how many connections serve may hold: the descriptor limit
  * they must stay below, and the share broker.sock may not take from
- * admin.sock. The socket files serve listens on (design section 6) are made
- * and removed by libboxproto's proto/unixsock.h, shared with loopd.
+ * admin.sock; what a connection refused gets; and broker.sock opened to
+ * loopd's jail uid. The socket files serve listens on (design section 6)
+ * are made and removed by libboxproto's proto/unixsock.h, shared with
+ * loopd.
  *
- * Nothing here allocates.
+ * Nothing here keeps what it allocates.
  */
 #ifndef BROKERD_SERVE_SOCKET_H
 #define BROKERD_SERVE_SOCKET_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include <sys/types.h>
+
+#include "proto/error.h"
+#include "proto/message.h"
+#include "proto/unixsock.h"
 
 /* Descriptors kept for everything but connections: logs, state, grants. */
 #define SERVE_FD_RESERVE	64
@@ -34,5 +42,20 @@ size_t	serve_socket_fit(size_t want);
  */
 bool	serve_socket_room(size_t broker_open, size_t admin_open, size_t max,
 	    bool for_broker);
+
+/*
+ * Lets uid reach the socket at path, which serve made as *made: an ACL
+ * entry on its directory (search) and on the socket (read and write); the
+ * socket must still be that file, whose new ctime goes into *made. On
+ * failure err names the path and says uid cannot connect to broker.sock.
+ */
+int	serve_socket_open_to(const char *path, struct bx_unix_file *made,
+	    uid_t uid, struct bx_error *err);
+
+/* A refusal (busy, too large) is a small frame; it gets this long. */
+#define SERVE_REFUSE_TIMEOUT_MS	100
+
+/* Answers fd with an error frame, best effort: it is being closed anyway. */
+void	serve_refuse(int fd, enum bx_code, const char *message, int timeout_ms);
 
 #endif

@@ -1,174 +1,13 @@
 /*
- * message.c: the names of the message enums, the constructors and the
- * destructor of struct bx_msg. Decoding is in message_decode.c, encoding in
- * message_encode.c; the console's kinds and the GrantProblem lists are in
- * message_console.c and message_console_codec.c.
+ * message.c: the constructors of struct bx_msg for the daemons' kinds
+ * (message.h). Making and freeing one is message_alloc.c's; the console's
+ * kinds are message_console.c's; decoding and encoding are
+ * message_decode.c's and message_encode.c's.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/frame.h"
 #include "proto/message.h"
-#include "proto/message_impl.h"
-
-static const char *kind_names[BX_MSG_MAX] = {
-	"tool_request", "tool_response", "approvals", "approval_list",
-	"approve", "approve_result", "refuse", "ok", "check_grants",
-	"grants_report", "error", "chat", "turn_event", "sessions",
-	"session_list", "explain", "explanation", "status", "broker_status",
-	"list_grants", "grant_list",
-};
-
-static const char *status_names[BX_STATUS_MAX] = {
-	"pending_approval", "result", "failed", "denied", "approved",
-};
-
-static const char *code_names[BX_CODE_MAX] = {
-	"bad_request", "frame_too_large", "forbidden", "no_such_approval",
-	"busy", "unavailable", "internal",
-};
-
-static const char *event_names[BX_EVENT_MAX] = {
-	"started", "text", "tool_call", "tool_result", "approval_pending",
-	"done", "error", "text_delta", "tool_running",
-};
-
-const char *
-bx_msg_kind_name(enum bx_msg_kind k)
-{
-	return k < BX_MSG_MAX ? kind_names[k] : "?";
-}
-
-const char *
-bx_status_name(enum bx_status s)
-{
-	return s < BX_STATUS_MAX ? status_names[s] : "?";
-}
-
-const char *
-bx_code_name(enum bx_code c)
-{
-	return c < BX_CODE_MAX ? code_names[c] : "?";
-}
-
-const char *
-bx_event_name(enum bx_event e)
-{
-	return e < BX_EVENT_MAX ? event_names[e] : "?";
-}
-
-bool
-bx_status_is_final(enum bx_status s)
-{
-	return s != BX_STATUS_PENDING_APPROVAL && s != BX_STATUS_APPROVED;
-}
-
-bool
-bx_msg_is_final(const struct bx_msg *m)
-{
-	if (m->kind == BX_MSG_TOOL_RESPONSE)
-		return bx_status_is_final(m->tool_response.status);
-	if (m->kind == BX_MSG_TURN_EVENT)
-		return m->turn_event.type == BX_EVENT_DONE ||
-		    m->turn_event.type == BX_EVENT_ERROR;
-	return true;
-}
-
-void
-bx_pending_approval_clear(struct bx_pending_approval *p)
-{
-	free(p->session);
-	free(p->call);
-	free(p->tool);
-	free(p->arguments);
-	free(p->grant);
-}
-
-static void
-turn_event_clear(struct bx_turn_event *e)
-{
-	free(e->session);
-	free(e->text);
-	free(e->call);
-	free(e->tool);
-	free(e->arguments);
-	free(e->content);
-}
-
-void
-bx_msg_free(struct bx_msg *m)
-{
-	size_t i;
-
-	if (m == NULL)
-		return;
-	switch (m->kind) {
-	case BX_MSG_TOOL_REQUEST:
-		free(m->tool_request.session);
-		free(m->tool_request.call);
-		free(m->tool_request.tool);
-		free(m->tool_request.arguments);
-		break;
-	case BX_MSG_TOOL_RESPONSE:
-		free(m->tool_response.content);
-		free(m->tool_response.message);
-		break;
-	case BX_MSG_APPROVAL_LIST:
-		for (i = 0; i < m->approval_list.nitems; i++)
-			bx_pending_approval_clear(&m->approval_list.items[i]);
-		free(m->approval_list.items);
-		break;
-	case BX_MSG_REFUSE:
-		free(m->refuse.reason);
-		break;
-	case BX_MSG_GRANTS_REPORT:
-		bx_msg_problems_free(m->grants_report.problems,
-		    m->grants_report.nproblems);
-		break;
-	case BX_MSG_ERROR:
-		free(m->error.message);
-		break;
-	case BX_MSG_CHAT:
-		free(m->chat.session);
-		free(m->chat.text);
-		break;
-	case BX_MSG_TURN_EVENT:
-		turn_event_clear(&m->turn_event);
-		break;
-	default:
-		bx_msg_console_clear(m);
-		break;
-	}
-	free(m);
-}
-
-struct bx_msg *
-bx_msg_new(enum bx_msg_kind kind)
-{
-	struct bx_msg *m = calloc(1, sizeof(*m));
-
-	if (m != NULL)
-		m->kind = kind;
-	return m;
-}
-
-void
-bx_msg_copy(char **dst, const char *s, bool *failed)
-{
-	if (s == NULL)
-		return;
-	if ((*dst = strdup(s)) == NULL)
-		*failed = true;
-}
-
-struct bx_msg *
-bx_msg_done(struct bx_msg *m, bool failed)
-{
-	if (!failed)
-		return m;
-	bx_msg_free(m);
-	return NULL;
-}
 
 struct bx_msg *
 bx_msg_tool_request(const char *session, const char *call, const char *tool,
@@ -310,19 +149,6 @@ bx_msg_chat(const char *session, const char *text)
 	bx_msg_copy(&m->chat.session, session, &failed);
 	bx_msg_copy(&m->chat.text, text, &failed);
 	return bx_msg_done(m, failed);
-}
-
-void *
-bx_msg_grow(void *array, size_t n, size_t sz)
-{
-	char *p;
-
-	if (n >= SIZE_MAX / sz - 1)
-		return NULL;
-	if ((p = realloc(array, (n + 1) * sz)) == NULL)
-		return NULL;
-	memset(p + n * sz, 0, sz);
-	return p;
 }
 
 int
@@ -474,17 +300,3 @@ bx_msg_ev_approval_pending(uint64_t approval, const char *tool,
 	return bx_msg_done(m, failed);
 }
 
-int
-bx_msg_send(int fd, const struct bx_msg *m, int timeout_ms,
-    struct bx_error *err)
-{
-	enum bx_frame_status s;
-	size_t len;
-	char *buf;
-
-	if (bx_msg_encode(m, &buf, &len, err) == -1)
-		return -1;
-	s = bx_frame_write(fd, buf, len, timeout_ms, err);
-	free(buf);
-	return s == BX_FRAME_OK ? 0 : -1;
-}

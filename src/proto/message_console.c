@@ -1,103 +1,16 @@
 /*
  * message_console.c: the owner's console's message kinds (sessions,
  * session_list, explain, explanation, status, broker_status, list_grants,
- * grant_list): constructors, the functions that fill their lists, and
- * what frees them; and the GrantProblem lists that grants_report,
- * explanation and grant_list share. The codec is
- * message_console_codec.c.
+ * grant_list): constructors and the functions that fill their lists
+ * (message_console.h); and the GrantProblem lists that grants_report,
+ * explanation and grant_list share. What frees them is message_alloc.c;
+ * the codec is message_console_codec.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/message.h"
-#include "proto/message_impl.h"
-
-void
-bx_msg_problems_free(struct bx_grant_problem *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(p[i].file);
-		free(p[i].problem);
-	}
-	free(p);
-}
-
-static void
-strings_free(char **list, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(list[i]);
-	free(list);
-}
-
-static void
-grant_info_clear(struct bx_grant_info *g)
-{
-	free(g->id);
-	free(g->tool);
-	free(g->mode);
-	strings_free(g->paths, g->npaths);
-	strings_free(g->hosts, g->nhosts);
-}
-
-static void
-explanation_clear(struct bx_explanation *x)
-{
-	size_t i;
-
-	free(x->session);
-	free(x->detail);
-	free(x->grant.id);
-	free(x->grant.mode);
-	free(x->grant.matched_path);
-	for (i = 0; i < x->ncandidates; i++) {
-		free(x->candidates[i].grant);
-		free(x->candidates[i].mode);
-		free(x->candidates[i].verdict);
-		free(x->candidates[i].why);
-	}
-	free(x->candidates);
-	bx_msg_problems_free(x->problems, x->nproblems);
-}
-
-void
-bx_msg_console_clear(struct bx_msg *m)
-{
-	size_t i;
-
-	switch (m->kind) {
-	case BX_MSG_SESSION_LIST:
-		for (i = 0; i < m->session_list.nitems; i++)
-			free(m->session_list.items[i].session);
-		free(m->session_list.items);
-		break;
-	case BX_MSG_EXPLAIN:
-		free(m->explain.session);
-		free(m->explain.tool);
-		free(m->explain.arguments);
-		break;
-	case BX_MSG_EXPLANATION:
-		explanation_clear(&m->explanation);
-		break;
-	case BX_MSG_BROKER_STATUS:
-		free(m->broker_status.version);
-		free(m->broker_status.runtime);
-		break;
-	case BX_MSG_GRANT_LIST:
-		for (i = 0; i < m->grant_list.ngrants; i++)
-			grant_info_clear(&m->grant_list.grants[i]);
-		free(m->grant_list.grants);
-		bx_msg_problems_free(m->grant_list.problems,
-		    m->grant_list.nproblems);
-		break;
-	default:
-		break;
-	}
-}
+#include "proto/message_alloc.h"
+#include "proto/message_console.h"
 
 struct bx_msg *
 bx_msg_explain(const char *session, const char *tool, const char *arguments)

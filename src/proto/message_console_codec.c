@@ -10,8 +10,9 @@
 #include <string.h>
 
 #include "proto/json.h"
-#include "proto/message.h"
-#include "proto/message_impl.h"
+#include "proto/message_console_codec.h"
+#include "proto/message_read.h"
+#include "proto/message_write.h"
 
 static const char *const modes[] = { "auto", "ask", "deny", NULL };
 static const char *const verdicts[] = {

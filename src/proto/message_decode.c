@@ -8,49 +8,11 @@
 #include <string.h>
 
 #include "proto/json.h"
-#include "proto/message.h"
-#include "proto/message_impl.h"
-
-/* A copied string field. */
-int
-bx_msgd_string(const json_t *o, const char *key, char **ret,
-    struct bx_error *err)
-{
-	const char *s;
-
-	if (bx_json_string(o, key, &s, err) == -1)
-		return -1;
-	if ((*ret = strdup(s)) == NULL)
-		return bx_fail(err, "field \"%s\": out of memory", key);
-	return 0;
-}
-
-int
-bx_msgd_string_or_null(const json_t *o, const char *key, char **ret,
-    struct bx_error *err)
-{
-	const char *s;
-
-	if (bx_json_string_or_null(o, key, &s, err) == -1)
-		return -1;
-	return s == NULL ? 0 : bx_msgd_string(o, key, ret, err);
-}
-
-/* A copied identifier, checked by check (session, call or grant id). */
-int
-bx_msgd_id(const json_t *o, const char *key, bx_id_check_fn check,
-    char **ret, struct bx_error *err)
-{
-	const char *s;
-
-	if (bx_json_string(o, key, &s, err) == -1)
-		return -1;
-	if (check(s, err) == -1)
-		return bx_error_prefix(err, "field \"%s\"", key);
-	if ((*ret = strdup(s)) == NULL)
-		return bx_fail(err, "field \"%s\": out of memory", key);
-	return 0;
-}
+#include "proto/message_alloc.h"
+#include "proto/message_console_codec.h"
+#include "proto/message_decode.h"
+#include "proto/message_names.h"
+#include "proto/message_read.h"
 
 /* Reads a tag string at key and finds it among count names. */
 static int
@@ -67,21 +29,6 @@ tag(const json_t *o, const char *key, const char *(*name)(int), int count,
 			*ret = i;
 			return 0;
 		}
-	return bx_fail(err, "field \"%s\": unknown value \"%s\"", key, s);
-}
-
-int
-bx_msgd_one_of(const json_t *o, const char *key, const char *const *names,
-    char **ret, struct bx_error *err)
-{
-	const char *s;
-	size_t i;
-
-	if (bx_json_string(o, key, &s, err) == -1)
-		return -1;
-	for (i = 0; names[i] != NULL; i++)
-		if (strcmp(s, names[i]) == 0)
-			return bx_msgd_string(o, key, ret, err);
 	return bx_fail(err, "field \"%s\": unknown value \"%s\"", key, s);
 }
 
@@ -283,45 +230,6 @@ decode_refuse(const json_t *o, struct bx_msg *m, struct bx_error *err)
 	    bx_json_u64(o, "approval", &m->refuse.approval, err) == -1)
 		return -1;
 	return bx_msgd_string_or_null(o, "reason", &m->refuse.reason, err);
-}
-
-static const char *const problem_fields[] = {
-	"file", "line", "problem", NULL
-};
-
-static int
-decode_problem(const json_t *o, struct bx_grant_problem *p,
-    struct bx_error *err)
-{
-	if (!json_is_object(o))
-		return bx_fail(err, "expected an object");
-	if (bx_json_check_fields(o, problem_fields, err) == -1 ||
-	    bx_msgd_string(o, "file", &p->file, err) == -1 ||
-	    bx_json_u64_or_null(o, "line", &p->has_line, &p->line, err) == -1)
-		return -1;
-	return bx_msgd_string(o, "problem", &p->problem, err);
-}
-
-int
-bx_msgd_problems(const json_t *o, const char *key,
-    struct bx_grant_problem **ret, size_t *ret_n, struct bx_error *err)
-{
-	json_t *problems;
-	size_t i, n;
-
-	if (bx_json_array(o, key, &problems, err) == -1)
-		return -1;
-	if ((n = json_array_size(problems)) == 0)
-		return 0;
-	if ((*ret = calloc(n, sizeof(**ret))) == NULL)
-		return bx_fail(err, "field \"%s\": out of memory", key);
-	*ret_n = n;
-	for (i = 0; i < n; i++)
-		if (decode_problem(json_array_get(problems, i), &(*ret)[i],
-		    err) == -1)
-			return bx_error_prefix(err, "field \"%s\" [%zu]", key,
-			    i);
-	return 0;
 }
 
 static const char *const grants_report_fields[] = {

@@ -1,20 +1,17 @@
 /*
  * message_encode.c: a struct bx_msg into its one deterministic frame: kind
  * first, "final" next for the two streamed kinds, then the fields in the
- * order docs/protocol.md lists, every field present (null where absent).
+ * order docs/protocol.md lists, every field present (null where absent);
+ * and that frame sent.
  */
 #include <stdlib.h>
 
 #include "proto/frame.h"
 #include "proto/json.h"
-#include "proto/message.h"
-#include "proto/message_impl.h"
-
-json_t *
-bx_msge_name(const char *name)
-{
-	return name[0] == '?' ? NULL : json_string(name);
-}
+#include "proto/message_console_codec.h"
+#include "proto/message_encode.h"
+#include "proto/message_names.h"
+#include "proto/message_write.h"
 
 static int
 encode_tool_request(const struct bx_msg *m, json_t *o, struct bx_error *err)
@@ -101,36 +98,6 @@ pending_new(const struct bx_pending_approval *p, struct bx_error *err)
 	return o;
 }
 
-static json_t *
-problem_new(const struct bx_grant_problem *p, struct bx_error *err)
-{
-	json_t *o = json_object();
-
-	if (o == NULL) {
-		bx_fail(err, "out of memory");
-		return NULL;
-	}
-	if (bx_json_set(o, "file", json_string(p->file), err) == -1 ||
-	    bx_json_set(o, "line", p->has_line ? bx_json_u64_new(p->line) :
-	    json_null(), err) == -1 ||
-	    bx_json_set(o, "problem", json_string(p->problem), err) == -1) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
-int
-bx_msge_append(json_t *a, json_t *v, const char *key, size_t i,
-    struct bx_error *err)
-{
-	if (v == NULL)
-		return bx_error_prefix(err, "field \"%s\" [%zu]", key, i);
-	if (json_array_append_new(a, v) == -1)
-		return bx_fail(err, "field \"%s\": out of memory", key);
-	return 0;
-}
-
 static int
 encode_approval_list(const struct bx_msg *m, json_t *o, struct bx_error *err)
 {
@@ -144,41 +111,6 @@ encode_approval_list(const struct bx_msg *m, json_t *o, struct bx_error *err)
 		if (bx_msge_append(a, pending_new(&l->items[i], err), "items", i,
 		    err) == -1)
 			return -1;
-	return 0;
-}
-
-int
-bx_msge_problems(json_t *o, const char *key, const struct bx_grant_problem *p,
-    size_t n, struct bx_error *err)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	if (bx_json_set(o, key, a, err) == -1)
-		return -1;
-	for (i = 0; i < n; i++)
-		if (bx_msge_append(a, problem_new(&p[i], err), key, i,
-		    err) == -1)
-			return -1;
-	return 0;
-}
-
-int
-bx_msge_strings(json_t *o, const char *key, char *const *list, size_t n,
-    struct bx_error *err)
-{
-	json_t *a = json_array(), *v;
-	size_t i;
-
-	if (bx_json_set(o, key, a, err) == -1)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if ((v = json_string(list[i])) == NULL)
-			return bx_fail(err, "field \"%s\" [%zu]: not UTF-8",
-			    key, i);
-		if (bx_msge_append(a, v, key, i, err) == -1)
-			return -1;
-	}
 	return 0;
 }
 
@@ -347,4 +279,19 @@ bx_msg_encode(const struct bx_msg *m, char **ret, size_t *ret_len,
 out:
 	json_decref(o);
 	return rc;
+}
+
+int
+bx_msg_send(int fd, const struct bx_msg *m, int timeout_ms,
+    struct bx_error *err)
+{
+	enum bx_frame_status s;
+	size_t len;
+	char *buf;
+
+	if (bx_msg_encode(m, &buf, &len, err) == -1)
+		return -1;
+	s = bx_frame_write(fd, buf, len, timeout_ms, err);
+	free(buf);
+	return s == BX_FRAME_OK ? 0 : -1;
 }

@@ -4,13 +4,12 @@
  * one per controller, v2 one), and removal loops "kill what cgroup.procs
  * lists, rmdir leaf first" over it until nothing is busy: a killed process
  * stays listed until it has exited. Finding the hierarchies and setting a
- * call's limits differ by version: cgroup_v1.c and cgroup_v2.c.
+ * call's limits differ by version: cgroup_v1.c and cgroup_v2.c
+ * (cgroup_version.h), which this file calls and which know nothing of it;
+ * a cgroup file is read and written through cgroup_file.h.
  */
-#include <sys/stat.h>
-
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -19,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "brokerd/runner/cgroup_impl.h"
+#include "brokerd/runner/cgroup_call.h"
+#include "brokerd/runner/cgroup_file.h"
 #include "proto/clock.h"
-#include "proto/writefile.h"
 
 /*
  * The pauses between two rounds of a drain double from 1 ms up to this:
@@ -31,49 +30,6 @@
  */
 #define CGROUP_POLL_MAX_MS	10
 #define CGROUP_ID_LEN		16	/* hex digits of a home id */
-
-int
-cgroup_put(const char *dir, const char *name, const char *value,
-    struct bx_error *err)
-{
-	char path[PATH_MAX];
-	int fd, rc = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1 ||
-	    bx_write_all(fd, value, strlen(value)) == -1)
-		rc = bx_fail(err, "%s: cannot write %s: %s", path, value,
-		    strerror(errno));
-	if (fd != -1)
-		close(fd);
-	return rc;
-}
-
-int
-cgroup_read(const char *dir, const char *name, char *buf, size_t size)
-{
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	do
-		n = read(fd, buf, size - 1);
-	while (n == -1 && errno == EINTR);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return n == -1 ? -1 : 0;
-}
-
-int
-cgroup_make_dir(const char *path, bool exist_ok, struct bx_error *err)
-{
-	if (mkdir(path, 0755) == 0 || (exist_ok && errno == EEXIST))
-		return 0;
-	return bx_fail(err, "%s: cannot create: %s", path, strerror(errno));
-}
 
 /*
  * SIGKILLs what dir/cgroup.procs lists, counted in *live. What does not fit
@@ -240,23 +196,6 @@ cgroup_sweep(struct cgroup_host *h, size_t *ret_removed, struct bx_error *err)
 	return rc;
 }
 
-int
-cgroup_join(struct cgroup_call *c, const char *dir, struct bx_error *err)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	if (c->cc_njoin == CGROUP_JOIN_MAX)
-		return bx_fail(err, "cgroup: %s: more than %d cgroups to join",
-		    dir, CGROUP_JOIN_MAX);
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
-		return bx_fail(err, "%s: cannot open: %s", path,
-		    strerror(errno));
-	c->cc_join[c->cc_njoin++] = fd;
-	return 0;
-}
-
 /* The limits as the cgroup files take them, set by the host's version. */
 static int
 limit(struct cgroup_call *c, int64_t memory_bytes, int64_t pids_max,
@@ -267,8 +206,9 @@ limit(struct cgroup_call *c, int64_t memory_bytes, int64_t pids_max,
 	snprintf(memory, sizeof(memory), "%" PRId64, memory_bytes);
 	snprintf(pids, sizeof(pids), "%" PRId64, pids_max);
 	if (c->cc_host->ch_version == 1)
-		return cgroup_v1_limit(c, memory, pids, err);
-	return cgroup_v2_limit(c, memory, pids, err);
+		return cgroup_v1_limit(c->cc_host, c->cc_parent, c->cc_memory,
+		    memory, pids, &c->cc_fds, err);
+	return cgroup_v2_limit(c->cc_memory, memory, pids, &c->cc_fds, err);
 }
 
 int
@@ -283,8 +223,8 @@ cgroup_call_new(struct cgroup_host *h, uint64_t seq, int64_t memory_bytes,
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return bx_fail(err, "cgroup: out of memory");
 	c->cc_host = h;
-	c->cc_oom_event = -1;
-	c->cc_start_dir = -1;
+	c->cc_fds.cl_oom_event = -1;
+	c->cc_fds.cl_start_dir = -1;
 	c->cc_pids_watch = -1;
 	c->cc_pids = pids;
 	snprintf(c->cc_parent, PATH_MAX, "%s/call-%" PRIu64, h->ch_home, seq);
@@ -312,14 +252,14 @@ cgroup_call_parent(const struct cgroup_call *c)
 size_t
 cgroup_call_join_fds(const struct cgroup_call *c, const int **ret_fds)
 {
-	*ret_fds = c->cc_join;
-	return c->cc_njoin;
+	*ret_fds = c->cc_fds.cl_join;
+	return c->cc_fds.cl_njoin;
 }
 
 int
 cgroup_call_start_dir(const struct cgroup_call *c)
 {
-	return c->cc_start_dir;
+	return c->cc_fds.cl_start_dir;
 }
 
 /*
@@ -332,8 +272,8 @@ cgroup_call_oomed(struct cgroup_call *c)
 	char buf[CGROUP_FILE_MAX], *p;
 	uint64_t n = 0;
 
-	if (c->cc_oom_event != -1 && read(c->cc_oom_event, &n, sizeof(n)) ==
-	    sizeof(n) && n > 0)
+	if (c->cc_fds.cl_oom_event != -1 &&
+	    read(c->cc_fds.cl_oom_event, &n, sizeof(n)) == sizeof(n) && n > 0)
 		c->cc_oomed = true;
 	if (!c->cc_oomed && cgroup_read(c->cc_memory, c->cc_host->ch_version == 1 ?
 	    "memory.oom_control" : "memory.events", buf, sizeof(buf)) == 0 &&
@@ -357,12 +297,12 @@ cgroup_call_remove(struct cgroup_call *c, struct bx_error *err)
 	if (c == NULL)
 		return 0;
 	rc = drain(c->cc_host, c->cc_parent, true, err);
-	for (i = 0; i < c->cc_njoin; i++)
-		close(c->cc_join[i]);
-	if (c->cc_oom_event != -1)
-		close(c->cc_oom_event);
-	if (c->cc_start_dir != -1)
-		close(c->cc_start_dir);
+	for (i = 0; i < c->cc_fds.cl_njoin; i++)
+		close(c->cc_fds.cl_join[i]);
+	if (c->cc_fds.cl_oom_event != -1)
+		close(c->cc_fds.cl_oom_event);
+	if (c->cc_fds.cl_start_dir != -1)
+		close(c->cc_fds.cl_start_dir);
 	if (c->cc_pids_watch != -1)
 		close(c->cc_pids_watch);
 	free(c);

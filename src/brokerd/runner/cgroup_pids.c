@@ -41,7 +41,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "brokerd/runner/cgroup_impl.h"
+#include "brokerd/runner/cgroup_call.h"
+#include "brokerd/runner/cgroup_file.h"
 
 /* One read of the watch's events: enough for a burst of refused forks. */
 #define CGROUP_WATCH_BUF	4096

@@ -14,7 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "brokerd/runner/cgroup_impl.h"
+#include "brokerd/runner/cgroup_file.h"
+#include "brokerd/runner/cgroup_version.h"
 
 /* Each directory in the root is a hierarchy, a controller's mount. */
 int
@@ -62,22 +63,41 @@ cgroup_v1_open(struct cgroup_host *h, const char *root, const char *id,
 
 /* An eventfd the kernel signals when the call's own limit is hit. */
 static int
-watch_oom(struct cgroup_call *c, struct bx_error *err)
+watch_oom(const char *memory_dir, struct cgroup_limit_fds *fds,
+    struct bx_error *err)
 {
 	char path[PATH_MAX], buf[64];
 	int fd, rc;
 
-	snprintf(path, sizeof(path), "%s/memory.oom_control", c->cc_memory);
-	c->cc_oom_event = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (c->cc_oom_event == -1 ||
+	snprintf(path, sizeof(path), "%s/memory.oom_control", memory_dir);
+	fds->cl_oom_event = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (fds->cl_oom_event == -1 ||
 	    (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return bx_fail(err, "%s: cannot watch: %s", path,
 		    strerror(errno));
-	snprintf(buf, sizeof(buf), "%d %d", c->cc_oom_event, fd);
+	snprintf(buf, sizeof(buf), "%d %d", fds->cl_oom_event, fd);
 	/* The kernel keeps the eventfd, not this file. */
-	rc = cgroup_put(c->cc_memory, "cgroup.event_control", buf, err);
+	rc = cgroup_put(memory_dir, "cgroup.event_control", buf, err);
 	close(fd);
 	return rc;
+}
+
+/* Opens dir/cgroup.procs for a bwrap child to join (cgroup_call_join_fds). */
+static int
+join(struct cgroup_limit_fds *fds, const char *dir, struct bx_error *err)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (fds->cl_njoin == CGROUP_JOIN_MAX)
+		return bx_fail(err, "cgroup: %s: more than %d cgroups to join",
+		    dir, CGROUP_JOIN_MAX);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return bx_fail(err, "%s: cannot open: %s", path,
+		    strerror(errno));
+	fds->cl_join[fds->cl_njoin++] = fd;
+	return 0;
 }
 
 /*
@@ -85,23 +105,24 @@ watch_oom(struct cgroup_call *c, struct bx_error *err)
  * 5.11 use_hierarchy is 1, so a child (podman's) is held by them too.
  */
 int
-cgroup_v1_limit(struct cgroup_call *c, const char *memory, const char *pids,
-    struct bx_error *err)
+cgroup_v1_limit(const struct cgroup_host *h, const char *parent,
+    const char *memory_dir, const char *memory, const char *pids,
+    struct cgroup_limit_fds *fds, struct bx_error *err)
 {
 	char pids_dir[PATH_MAX];
 
-	snprintf(pids_dir, sizeof(pids_dir), "%s%s",
-	    c->cc_host->ch_hier[c->cc_host->ch_pids], c->cc_parent);
+	snprintf(pids_dir, sizeof(pids_dir), "%s%s", h->ch_hier[h->ch_pids],
+	    parent);
 	/* memsw must not go below limit_in_bytes, so it comes second. */
 	if (cgroup_make_dir(pids_dir, false, err) == -1 ||
-	    cgroup_put(c->cc_memory, "memory.limit_in_bytes", memory,
+	    cgroup_put(memory_dir, "memory.limit_in_bytes", memory,
 	    err) == -1 ||
-	    cgroup_put(c->cc_memory, "memory.memsw.limit_in_bytes", memory,
+	    cgroup_put(memory_dir, "memory.memsw.limit_in_bytes", memory,
 	    err) == -1 ||
 	    cgroup_put(pids_dir, "pids.max", pids, err) == -1 ||
-	    watch_oom(c, err) == -1)
+	    watch_oom(memory_dir, fds, err) == -1)
 		return -1;
-	if (cgroup_join(c, c->cc_memory, err) == -1)
+	if (join(fds, memory_dir, err) == -1)
 		return -1;
-	return cgroup_join(c, pids_dir, err);
+	return join(fds, pids_dir, err);
 }

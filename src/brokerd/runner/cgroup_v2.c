@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "brokerd/runner/cgroup_impl.h"
+#include "brokerd/runner/cgroup_file.h"
+#include "brokerd/runner/cgroup_version.h"
 
 /* The message of every failure to take the subtree. */
 #define CGROUP_V2_DELEGATE	"the cgroup v2 subtree must be delegated " \
@@ -61,21 +62,21 @@ cgroup_v2_open(struct cgroup_host *h, const char *root, const char *id,
  * kills below the call, so no watch is needed.
  */
 int
-cgroup_v2_limit(struct cgroup_call *c, const char *memory, const char *pids,
-    struct bx_error *err)
+cgroup_v2_limit(const char *memory_dir, const char *memory, const char *pids,
+    struct cgroup_limit_fds *fds, struct bx_error *err)
 {
 	char leaf[PATH_MAX];
 
-	snprintf(leaf, sizeof(leaf), "%s/tool", c->cc_memory);
-	if (cgroup_put(c->cc_memory, "memory.max", memory, err) == -1 ||
-	    cgroup_put(c->cc_memory, "memory.swap.max", "0", err) == -1 ||
-	    cgroup_put(c->cc_memory, "pids.max", pids, err) == -1 ||
-	    cgroup_put(c->cc_memory, "cgroup.subtree_control",
+	snprintf(leaf, sizeof(leaf), "%s/tool", memory_dir);
+	if (cgroup_put(memory_dir, "memory.max", memory, err) == -1 ||
+	    cgroup_put(memory_dir, "memory.swap.max", "0", err) == -1 ||
+	    cgroup_put(memory_dir, "pids.max", pids, err) == -1 ||
+	    cgroup_put(memory_dir, "cgroup.subtree_control",
 	    "+memory +pids", err) == -1 ||
 	    cgroup_make_dir(leaf, false, err) == -1)
 		return -1;
-	c->cc_start_dir = open(leaf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (c->cc_start_dir == -1)
+	fds->cl_start_dir = open(leaf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fds->cl_start_dir == -1)
 		return bx_fail(err, "%s: cannot open: %s", leaf,
 		    strerror(errno));
 	return 0;

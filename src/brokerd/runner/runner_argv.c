@@ -1,14 +1,14 @@
 /*
- * runner_argv.c: building a runtime's argument list (struct argv in
- * runner_impl.h). Adds never fail on their own: running out of memory is
- * remembered and reported once by argv_done, so the renderers read as the
- * lists they build.
+ * runner_argv.c: building a program's argument list (runner_argv.h). Adds
+ * never fail on their own: running out of memory is remembered and
+ * reported once by argv_done, so the renderers read as the lists they
+ * build.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "brokerd/runner/runner_impl.h"
+#include "brokerd/runner/runner_argv.h"
 
 void
 argv_add(struct argv *a, const char *fmt, ...)

@@ -18,13 +18,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "brokerd/runner/runner_argv.h"
 #include "brokerd/runner/runner_egress.h"
+#include "brokerd/runner/runner_exec.h"
 #include "proto/clock.h"
 #include "proto/readfile.h"
 #include "proto/writefile.h"
 
 struct egress_call {
-	struct runner_sandbox	*ec_rs;
+	const struct broker_log	*ec_log;	/* borrowed; NULL: silent */
 	uint64_t		 ec_seq;
 	struct exec_child	 ec_child;
 	bool			 ec_running;
@@ -58,14 +60,14 @@ read_optional(const char *path, char **ret, size_t *ret_len,
 
 /* egress/ca.pem: the system's CAs, then ca_file's, read for this call. */
 static int
-write_bundle(const struct runner_sandbox *rs, int dirfd, struct bx_error *err)
+write_bundle(const struct egress_params *p, int dirfd, struct bx_error *err)
 {
 	char *sys = NULL, *extra = NULL;
 	size_t sys_len, extra_len;
 	int fd = -1, rc = -1;
 
 	if (read_optional(EGRESS_SYSTEM_CA, &sys, &sys_len, err) == -1 ||
-	    read_optional(rs->rs_cfg.cr_ca_file, &extra, &extra_len,
+	    read_optional(p->ep_ca_file, &extra, &extra_len,
 	    err) == -1)
 		goto out;
 	fd = openat(dirfd, "ca.pem", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
@@ -137,10 +139,10 @@ open_report(const struct sandbox_view *v, int *ret_write, int *ret_read,
 }
 
 static int
-spawn(struct egress_call *e, int listen_fd, int report_fd,
-    const char *const *hosts, size_t nhosts, struct bx_error *err)
+spawn(struct egress_call *e, const struct egress_params *p, int listen_fd,
+    int report_fd, const char *const *hosts, size_t nhosts,
+    struct bx_error *err)
 {
-	const struct config_runner *cr = &e->ec_rs->rs_cfg;
 	int keep[2] = { listen_fd, report_fd };
 	struct exec_spawn sp;
 	struct argv a;
@@ -148,23 +150,23 @@ spawn(struct egress_call *e, int listen_fd, int report_fd,
 	int rc;
 
 	memset(&a, 0, sizeof(a));
-	argv_add(&a, "%s", e->ec_rs->rs_bxegress);
+	argv_add(&a, "%s", p->ep_bxegress);
 	argv_add(&a, "--listen-fd");
 	argv_add(&a, "%d", listen_fd);
 	argv_add(&a, "--report-fd");
 	argv_add(&a, "%d", report_fd);
 	argv_add(&a, "--connect-timeout-ms");
-	argv_add(&a, "%" PRId64, cr->cr_connect_timeout_ms);
+	argv_add(&a, "%" PRId64, p->ep_connect_timeout_ms);
 	argv_add(&a, "--idle-timeout-ms");
-	argv_add(&a, "%" PRId64, cr->cr_timeout_ms);
+	argv_add(&a, "%" PRId64, p->ep_idle_timeout_ms);
 	argv_add(&a, "--max-bytes");
-	argv_add(&a, "%" PRId64, cr->cr_max_bytes);
-	for (i = 0; i < cr->cr_nallow; i++) {
+	argv_add(&a, "%" PRId64, p->ep_max_bytes);
+	for (i = 0; i < p->ep_nallow; i++) {
 		argv_add(&a, "--allow");
-		argv_add(&a, "%s", cr->cr_allow_text[i]);
+		argv_add(&a, "%s", p->ep_allow[i]);
 	}
 	argv_add(&a, "--seccomp");
-	argv_add(&a, "%s", e->ec_rs->rs_seccomp_file);
+	argv_add(&a, "%s", p->ep_seccomp_file);
 	argv_add(&a, "--");
 	for (i = 0; i < nhosts; i++)
 		argv_add(&a, "%s", hosts[i]);
@@ -184,7 +186,7 @@ spawn(struct egress_call *e, int listen_fd, int report_fd,
 }
 
 int
-egress_start(struct runner_sandbox *rs, const struct sandbox_view *v,
+egress_start(const struct egress_params *p, const struct sandbox_view *v,
     const char *const *hosts, size_t nhosts, struct egress_call **ret,
     struct bx_error *err)
 {
@@ -193,7 +195,7 @@ egress_start(struct runner_sandbox *rs, const struct sandbox_view *v,
 
 	if ((e = calloc(1, sizeof(*e))) == NULL)
 		return bx_fail(err, "egress: out of memory");
-	e->ec_rs = rs;
+	e->ec_log = p->ep_log;
 	e->ec_seq = v->v_seq;
 	e->ec_report = -1;
 	if (mkdir(v->v_egressdir, 0755) == -1 ||
@@ -203,10 +205,10 @@ egress_start(struct runner_sandbox *rs, const struct sandbox_view *v,
 		    strerror(errno));
 		goto out;
 	}
-	if (write_bundle(rs, dirfd, err) == -1 ||
+	if (write_bundle(p, dirfd, err) == -1 ||
 	    listen_socket(dirfd, &listen_fd, err) == -1 ||
 	    open_report(v, &report_fd, &e->ec_report, err) == -1 ||
-	    spawn(e, listen_fd, report_fd, hosts, nhosts, err) == -1)
+	    spawn(e, p, listen_fd, report_fd, hosts, nhosts, err) == -1)
 		goto out;
 	*ret = e;
 	e = NULL;
@@ -332,7 +334,7 @@ out:
 }
 
 int
-egress_check(struct runner_sandbox *rs, const struct sandbox_view *v,
+egress_check(const struct egress_params *p, const struct sandbox_view *v,
     struct bx_error *err)
 {
 	static const char *const hosts[] = { "check.invalid" };
@@ -347,7 +349,7 @@ egress_check(struct runner_sandbox *rs, const struct sandbox_view *v,
 		    strerror(errno));
 		return -1;
 	}
-	if (egress_start(rs, v, hosts, 1, &e, err) == -1)
+	if (egress_start(p, v, hosts, 1, &e, err) == -1)
 		goto out;
 	e->ec_quiet = true;
 	if (probe(v, err) == -1) {
@@ -375,10 +377,10 @@ take_line(struct egress_call *e, char *line, struct egress_report *r)
 {
 	egress_report_line(line, r);
 	if (!e->ec_quiet)
-		runner_say(e->ec_rs, "runner: call %" PRIu64 ": egress: %s%s",
-	    e->ec_seq, line, strncmp(line, "refused ", 8) == 0 ||
-	    strncmp(line, "limit ", 6) == 0 ? "; " EGRESS_REFUSED_RUNBOOK :
-	    "");
+		log_say(e->ec_log, "runner: call %" PRIu64 ": egress: %s%s",
+		    e->ec_seq, line, strncmp(line, "refused ", 8) == 0 ||
+		    strncmp(line, "limit ", 6) == 0 ?
+		    "; " EGRESS_REFUSED_RUNBOOK : "");
 }
 
 static void
@@ -391,7 +393,7 @@ read_report(struct egress_call *e, struct egress_report *r)
 
 	if (bx_readfile_fd(e->ec_report, "the egress report",
 	    EGRESS_REPORT_MAX, &buf, &len, &why, &err) == -1) {
-		runner_say(e->ec_rs, "runner: call %" PRIu64 ": %s; %s",
+		log_say(e->ec_log, "runner: call %" PRIu64 ": %s; %s",
 		    e->ec_seq, err.msg, EGRESS_RUNBOOK);
 		return;
 	}
@@ -413,7 +415,7 @@ egress_finish(struct egress_call *e, struct egress_report *r)
 		r->er_broken = stop(e, r);
 	read_report(e, r);
 	if (r->er_broken)
-		runner_say(e->ec_rs, "runner: call %" PRIu64 ": the egress "
+		log_say(e->ec_log, "runner: call %" PRIu64 ": the egress "
 		    "proxy ended on its own: %s; %s", e->ec_seq, r->er_words,
 		    EGRESS_RUNBOOK);
 }

@@ -17,9 +17,14 @@
  * or the byte limit. A proxy that ended on its own (it could not run) makes
  * the call unavailable: nothing of the remote side reached the tool.
  *
+ * The proxy knows nothing of the sandbox runtime that starts it
+ * (runner_sandbox.c): what it is started with comes in a struct
+ * egress_params, and its lines go to the broker_log given there.
+ *
  * Ownership: egress_start allocates the egress_call; egress_finish stops
  * its process; egress_free frees it (NULL is allowed) and stops the proxy
- * if egress_finish was not called. er_refusal is the caller's to free.
+ * if egress_finish was not called. er_refusal is the caller's to free. The
+ * call borrows ep_log, which must outlive it.
  */
 #ifndef BROKERD_RUNNER_EGRESS_H
 #define BROKERD_RUNNER_EGRESS_H
@@ -28,7 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "brokerd/runner/runner_impl.h"
+#include "brokerd/log.h"
+#include "brokerd/runner/sandbox.h"
 #include "proto/error.h"
 
 #define EGRESS_RUNBOOK		"see docs/runbook.md#egress-proxy"
@@ -43,6 +49,19 @@
 #define EGRESS_STOP_MS		2000
 #define EGRESS_BACKLOG		16
 
+/* What every proxy is started with: [egress], and the runner's own. */
+struct egress_params {
+	const char		*ep_bxegress;	/* the program, absolute */
+	const char		*ep_seccomp_file; /* its --seccomp */
+	const char		*ep_ca_file;	/* [egress]; NULL: none */
+	int64_t			 ep_connect_timeout_ms;
+	int64_t			 ep_idle_timeout_ms; /* the call's timeout */
+	int64_t			 ep_max_bytes;
+	char *const		*ep_allow;	/* [egress] allow_addresses */
+	size_t			 ep_nallow;
+	const struct broker_log	*ep_log;	/* NULL: silent */
+};
+
 struct egress_call;
 
 struct egress_report {
@@ -52,7 +71,7 @@ struct egress_report {
 	char	 er_words[BX_ERROR_MAX];	/* then, what it said */
 };
 
-int	egress_start(struct runner_sandbox *, const struct sandbox_view *,
+int	egress_start(const struct egress_params *, const struct sandbox_view *,
 	    const char *const *hosts, size_t nhosts, struct egress_call **ret,
 	    struct bx_error *err);
 void	egress_finish(struct egress_call *, struct egress_report *ret);
@@ -71,7 +90,7 @@ void	egress_report_line(char *line, struct egress_report *r);
  * removed here) answers a SOCKS5 greeting and refuses a name outside its
  * one pattern, without any lookup or connection.
  */
-int	egress_check(struct runner_sandbox *, const struct sandbox_view *,
+int	egress_check(const struct egress_params *, const struct sandbox_view *,
 	    struct bx_error *err);
 
 #endif

@@ -6,7 +6,8 @@
  * runner_exec.c, end the sandbox when the call ends early, and remove what
  * its runtime left.
  *
- * Ownership: a struct argv owns its strings; argv_clear frees them.
+ * Ownership: the opts and settings structs borrow their strings; a struct
+ * argv's is written in runner_argv.h.
  */
 #ifndef BROKERD_RUNNER_IMPL_H
 #define BROKERD_RUNNER_IMPL_H
@@ -21,24 +22,12 @@
 #include "brokerd/log.h"
 #include "brokerd/runner/cgroup.h"
 #include "brokerd/runner/config_runner.h"
+#include "brokerd/runner/runner_argv.h"
 #include "brokerd/runner/runner.h"
 #include "brokerd/runner/runner_exec.h"
 #include "brokerd/runner/runner_slots.h"
 #include "brokerd/runner/sandbox.h"
 #include "proto/error.h"
-
-/* A runtime's argument list, NULL-terminated once argv_done succeeds. */
-struct argv {
-	char	**a_v;
-	size_t	  a_n;
-	size_t	  a_cap;
-	bool	  a_failed;	/* memory ran out on some add */
-};
-
-void	argv_add(struct argv *, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
-int	argv_done(struct argv *, struct bx_error *);
-void	argv_clear(struct argv *);
 
 /* What podman's argv is made from besides the view. */
 struct podman_opts {
@@ -140,9 +129,6 @@ struct runner_sandbox_config;
 /* The host's facts into rs (runner_host.c), from its copied rs_cfg. */
 int	runner_setup(struct runner_sandbox *, const struct runner_sandbox_config *,
 	    struct bx_error *err);
-/* One line to brokerd's log, if it has one (runner_sandbox.c). */
-void	runner_say(const struct runner_sandbox *, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
 /* Removes this home's cgroups where they are empty (runner_host.c). */
 void	runner_release(struct runner_sandbox *);
 

@@ -12,7 +12,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,20 +27,6 @@
 
 static int	run(void *, const struct run_spec *, struct run_result *,
 		    struct bx_error *);
-
-void
-runner_say(const struct runner_sandbox *rs, const char *fmt, ...)
-{
-	char line[2 * BX_ERROR_MAX];
-	va_list ap;
-
-	if (rs->rs_log == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	rs->rs_log->line(rs->rs_log->ctx, line);
-}
 
 int
 runner_sandbox_new(const struct runner_sandbox_config *c,
@@ -141,21 +126,38 @@ remove_call(struct runner_sandbox *rs, const struct sandbox_view *v,
 	if (abnormal && rs->rs_cfg.cr_kind == RUNNER_PODMAN)
 		podman_cleanup(&rs->rs_backend, v->v_seq);
 	if (cgroup_call_remove(cg, &err) == -1)
-		runner_say(rs, "runner: call %" PRIu64 ": %s; %s", v->v_seq, err.msg,
-		    RUNNER_RUNBOOK);
+		log_say(rs->rs_log, "runner: call %" PRIu64 ": %s; %s",
+		    v->v_seq, err.msg, RUNNER_RUNBOOK);
 	if (sandbox_dir_remove(v->v_calldir, &err) == -1)
-		runner_say(rs, "runner: call %" PRIu64 ": %s; %s", v->v_seq, err.msg,
-		    RUNNER_RUNBOOK);
+		log_say(rs->rs_log, "runner: call %" PRIu64 ": %s; %s",
+		    v->v_seq, err.msg, RUNNER_RUNBOOK);
 	if (rs->rs_cfg.cr_kind == RUNNER_BWRAP)
 		(void)exec_reap_orphans();
 }
 
+/* What this runner's egress proxies are started with. */
+static void
+egress_params(const struct runner_sandbox *rs, struct egress_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->ep_bxegress = rs->rs_bxegress;
+	p->ep_seccomp_file = rs->rs_seccomp_file;
+	p->ep_ca_file = rs->rs_cfg.cr_ca_file;
+	p->ep_connect_timeout_ms = rs->rs_cfg.cr_connect_timeout_ms;
+	p->ep_idle_timeout_ms = rs->rs_cfg.cr_timeout_ms;
+	p->ep_max_bytes = rs->rs_cfg.cr_max_bytes;
+	p->ep_allow = rs->rs_cfg.cr_allow_text;
+	p->ep_nallow = rs->rs_cfg.cr_nallow;
+	p->ep_log = rs->rs_log;
+}
+
 /* http_fetch's proxy, for a spec with egress; *ret stays NULL otherwise. */
 static int
-start_egress(struct runner_sandbox *rs, const struct sandbox_view *v,
+start_egress(const struct runner_sandbox *rs, const struct sandbox_view *v,
     const struct run_spec *spec, struct egress_call **ret,
     struct bx_error *err)
 {
+	struct egress_params p;
 	const char *const *hosts;
 	size_t nhosts;
 
@@ -163,7 +165,8 @@ start_egress(struct runner_sandbox *rs, const struct sandbox_view *v,
 	if (spec == NULL || !run_spec_has_egress(spec))
 		return 0;
 	hosts = run_spec_egress(spec, &nhosts);
-	return egress_start(rs, v, hosts, nhosts, ret, err);
+	egress_params(rs, &p);
+	return egress_start(&p, v, hosts, nhosts, ret, err);
 }
 
 /* The run into a result, with what the proxy reported, if there was one. */
@@ -277,6 +280,7 @@ int
 runner_sandbox_check(struct runner_sandbox *rs, struct bx_error *err)
 {
 	struct sandbox_view *v = NULL;
+	struct egress_params p;
 	struct run_result r;
 	int rc = -1;
 
@@ -291,7 +295,8 @@ runner_sandbox_check(struct runner_sandbox *rs, struct bx_error *err)
 		    config_runner_kind_name(rs->rs_cfg.cr_kind), r.rr_text);
 		goto out;
 	}
-	if (egress_check(rs, v, err) == -1)
+	egress_params(rs, &p);
+	if (egress_check(&p, v, err) == -1)
 		goto out;
 	rc = 0;
 out:
