@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bxctl/escape.h"
+#include "bxctl/common/escape.h"
 #include "fuzz.h"
 
 #define FUZZ_INPUT_MAX	(64 * 1024)

@@ -39,9 +39,9 @@
 
 #include <jansson.h>
 
-#include "bxctl/log.h"
-#include "bxctl/peer.h"
-#include "bxctl/turn_print.h"
+#include "bxctl/chat/turn_print.h"
+#include "bxctl/common/peer.h"
+#include "bxctl/log/log.h"
 #include "proto/audit_fast.h"
 #include "proto/frame.h"
 #include "proto/message.h"
