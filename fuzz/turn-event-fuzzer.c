@@ -41,7 +41,7 @@
 
 #include "bxctl/chat/turn_print.h"
 #include "bxctl/common/peer.h"
-#include "bxctl/log/log.h"
+#include "bxctl/log/log_call.h"
 #include "proto/audit_fast.h"
 #include "proto/frame.h"
 #include "proto/message.h"

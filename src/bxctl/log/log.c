@@ -1,12 +1,18 @@
 /*
  * log.c: `bxctl log`, the audit log read and verified as it is read, one
- * line per call (log.h). It reads <home>/audit itself through the chain
- * (no daemon needed); each record the chain accepts goes to the join, and
- * each finished call to the filter and out. It ends by saying whether the
- * chain verified, or with --follow waits for new records, across the
+ * line per call. It reads <home>/audit itself through the chain (no
+ * daemon needed); each record the chain accepts goes to the join
+ * (log_join.h), and each finished call to the filter and out
+ * (log_show.h, which prints through log_row.h or log_json.h); with
+ * --call, each record to log_call.h instead. It ends by saying whether
+ * the chain verified, or with --follow waits for new records, across the
  * day's rollover, until it is stopped or the chain breaks. A line that
  * fails is reported by --follow only once nothing can recover it: the
  * next line is in, a later file began, or no brokerd holds the log.
+ *
+ * The room's files call one way, down: log.c, then log_show.c, then
+ * log_row.c and log_json.c, then log_entry.c; log_join.c hands its
+ * entries up only through the emit callback log.c gives it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,8 +28,11 @@
 #include "bxctl/common/escape.h"
 #include "bxctl/common/jsonout.h"
 #include "bxctl/common/sock.h"
-#include "bxctl/log/log.h"
 #include "bxctl/log/log_args.h"
+#include "bxctl/log/log_call.h"
+#include "bxctl/log/log_entry.h"
+#include "bxctl/log/log_join.h"
+#include "bxctl/log/log_show.h"
 #include "proto/audit_walk.h"
 
 /* What the chain's hook needs. */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "bxctl/common/cli.h"
-#include "bxctl/log/log.h"
+#include "bxctl/log/log_show.h"
 
 struct log_args {
 	struct log_filter	 filter;

@@ -1,6 +1,6 @@
 /*
- * log_call.c: `bxctl log --call ID` (log.h). Call ids are the model's and
- * repeat across sessions, so every record whose own session and call
+ * log_call.c: `bxctl log --call ID` (log_call.h). Call ids are the model's
+ * and repeat across sessions, so every record whose own session and call
  * match is printed, whole: each field on a line of its own, nothing cut,
  * every string as data; with --json, each record as the log holds it,
  * with where it is.
@@ -11,7 +11,7 @@
 #include "bxctl/common/escape.h"
 #include "bxctl/common/jsonout.h"
 #include "bxctl/common/when.h"
-#include "bxctl/log/log.h"
+#include "bxctl/log/log_call.h"
 #include "proto/json.h"
 
 /* "  name         value", value escaped; "-" for NULL. */

@@ -1,5 +1,5 @@
 /*
- * log_join.c: joining each call's records (log.h). A Decision opens an
+ * log_join.c: joining each call's records (log_join.h). A Decision opens an
  * entry unless it was denied; its Approval closes it unless the call then
  * runs, and its Result closes it. Open entries are kept in Decision order
  * in an array searched by seq; closed ones are flagged and compacted away
@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bxctl/log/log.h"
+#include "bxctl/log/log_entry.h"
+#include "bxctl/log/log_join.h"
 
 /* An open entry, or a closed one's place (e NULL) until compaction. */
 struct slot {
@@ -22,17 +23,6 @@ struct log_join {
 	struct slot		*slots;		/* by seq, ascending */
 	size_t			 n, cap, nclosed;
 };
-
-void
-log_entry_free(struct log_entry *e)
-{
-	if (e == NULL)
-		return;
-	bx_audit_record_clear(&e->rec);
-	bx_audit_record_clear(&e->approval);
-	bx_audit_record_clear(&e->result);
-	free(e);
-}
 
 struct log_join *
 log_join_new(log_emit_fn emit, void *ctx)

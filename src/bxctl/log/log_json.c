@@ -1,5 +1,6 @@
 /*
- * log_json.c: one entry of `bxctl log --json` as a JSON object (log.h).
+ * log_json.c: one entry of `bxctl log --json` as a JSON object
+ * (log_json.h).
  * A call is flat, so that a script can select on any field:
  *
  *	{"type":"call","time":T,"decision":SEQ,"file":F,"line":N,
@@ -13,7 +14,8 @@
  * Times are the wire's UTC Timestamps.
  */
 #include "bxctl/common/jsonout.h"
-#include "bxctl/log/log.h"
+#include "bxctl/log/log_entry.h"
+#include "bxctl/log/log_json.h"
 
 /* Adds key: value to o, where value is a new reference (NULL: null). */
 static void
@@ -45,8 +47,7 @@ head(const char *type, const struct log_entry *e, const char *seq_key)
 
 /* The Approval's and the Result's fields of a call. */
 static void
-outcome_fields(const struct log_show *s, const struct log_entry *e,
-    json_t *o)
+outcome_fields(const struct log_entry *e, const char *answer, json_t *o)
 {
 	const struct bx_ev_result *r = &e->result.event.result;
 	enum bx_deny reason;
@@ -57,7 +58,7 @@ outcome_fields(const struct log_show *s, const struct log_entry *e,
 	set(o, "grant", string_or_null(e->rec.event.decision.grant));
 	set(o, "taint", json_string(bx_class_name(
 	    e->rec.event.decision.taint)));
-	set(o, "answer", string_or_null(log_answer(s, e)));
+	set(o, "answer", string_or_null(answer));
 	set(o, "by", string_or_null(e->has_approval ?
 	    e->approval.event.approval.by : NULL));
 	set(o, "status", has ? json_string(bx_result_status_name(r->status)) :
@@ -71,7 +72,7 @@ outcome_fields(const struct log_show *s, const struct log_entry *e,
 }
 
 static json_t *
-call(const struct log_show *s, const struct log_entry *e)
+call(const struct log_entry *e, const char *answer)
 {
 	const struct bx_ev_decision *d = &e->rec.event.decision;
 	json_t *o = head("call", e, "decision");
@@ -83,18 +84,18 @@ call(const struct log_show *s, const struct log_entry *e)
 	set(o, "tool", json_string(d->tool));
 	set(o, "arguments", json_string(d->arguments));
 	set(o, "outcome", json_string(bx_outcome_name(d->outcome.kind)));
-	outcome_fields(s, e, o);
+	outcome_fields(e, answer, o);
 	return o;
 }
 
 json_t *
-log_json(const struct log_show *s, const struct log_entry *e)
+log_json(const struct log_entry *e, const char *answer)
 {
 	const struct bx_audit_event *ev = &e->rec.event;
 	json_t *o;
 
 	if (e->kind == LOG_CALL)
-		return call(s, e);
+		return call(e, answer);
 	if ((o = head(bx_event_type_name(ev->type), e, "seq")) == NULL)
 		return NULL;
 	switch (ev->type) {

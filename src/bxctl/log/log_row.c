@@ -1,15 +1,18 @@
 /*
- * log_row.c: one entry of `bxctl log` as a row for a person (log.h): the
- * call's local time, session, tool, outcome, grant, result, class, taint
- * after and arguments; or, for a record that is no call, its time and
- * what it says. Every string from the log goes through table.h, which
+ * log_row.c: one entry of `bxctl log` as a row for a person (log_row.h):
+ * the call's local time, session, tool, outcome, grant, result, class,
+ * taint after and arguments; or, for a record that is no call, its time
+ * and what it says. Every string from the log goes through table.h, which
  * prints it as data.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "bxctl/common/table.h"
 #include "bxctl/common/when.h"
-#include "bxctl/log/log.h"
+#include "bxctl/log/log_entry.h"
+#include "bxctl/log/log_row.h"
 
 /* "25 B", "4.0 KiB", "1.2 MiB", "3.0 GiB", rounded down. */
 static void
@@ -34,11 +37,10 @@ bytes_text(uint64_t n, char *buf, size_t size)
 
 /* The OUTCOME cell and its colour. */
 static const char *
-outcome_text(const struct log_show *s, const struct log_entry *e, char *buf,
+outcome_text(const struct log_entry *e, const char *answer, char *buf,
     size_t size)
 {
 	const struct bx_ev_approval *a = &e->approval.event.approval;
-	const char *answer = log_answer(s, e);
 	enum bx_deny reason;
 	bool denied = log_denied(e, &reason);
 
@@ -78,27 +80,29 @@ result_text(const struct log_entry *e, char *buf, size_t size)
 }
 
 static void
-call_row(struct log_show *s, struct table *t, const struct log_entry *e)
+call_row(struct log_rows *rows, const struct log_entry *e, const char *answer)
 {
+	struct table *t = &rows->table;
+	const struct table_col *cols = rows->cols;
 	const struct bx_ev_decision *d = &e->rec.event.decision;
 	const struct bx_ev_result *r = &e->result.event.result;
 	char when[WHEN_LOCAL_LEN], outcome[256], result[64];
 	const char *colour;
 
 	when_local(e->rec.time, when);
-	table_cell(t, when, s->cols[LOG_COL_TIME].width, NULL);
-	table_cell(t, d->session, s->cols[LOG_COL_SESSION].width, NULL);
-	table_cell(t, d->tool, s->cols[LOG_COL_TOOL].width, NULL);
-	colour = outcome_text(s, e, outcome, sizeof(outcome));
-	table_cell(t, outcome, s->cols[LOG_COL_OUTCOME].width, colour);
+	table_cell(t, when, cols[LOG_COL_TIME].width, NULL);
+	table_cell(t, d->session, cols[LOG_COL_SESSION].width, NULL);
+	table_cell(t, d->tool, cols[LOG_COL_TOOL].width, NULL);
+	colour = outcome_text(e, answer, outcome, sizeof(outcome));
+	table_cell(t, outcome, cols[LOG_COL_OUTCOME].width, colour);
 	table_cell(t, d->grant != NULL ? d->grant : "-",
-	    s->cols[LOG_COL_GRANT].width, NULL);
+	    cols[LOG_COL_GRANT].width, NULL);
 	colour = result_text(e, result, sizeof(result));
-	table_cell(t, result, s->cols[LOG_COL_RESULT].width, colour);
+	table_cell(t, result, cols[LOG_COL_RESULT].width, colour);
 	table_cell(t, e->has_result ? bx_class_name(r->class) : "-",
-	    s->cols[LOG_COL_CLASS].width, NULL);
+	    cols[LOG_COL_CLASS].width, NULL);
 	table_cell(t, e->has_result ? bx_class_name(r->taint_after) : "-",
-	    s->cols[LOG_COL_TAINT].width, NULL);
+	    cols[LOG_COL_TAINT].width, NULL);
 	table_cell(t, d->arguments, 0, NULL);
 }
 
@@ -132,15 +136,39 @@ note_text(const struct log_entry *e, char *buf, size_t size)
 }
 
 void
-log_row(struct log_show *s, struct table *t, const struct log_entry *e)
+log_rows_open(struct log_rows *rows, FILE *out)
 {
+	static const struct table_col cols[LOG_NCOLS] = {
+		{ "TIME", 19, 19, 9, 0 }, { "SESSION", 18, 6, 1, 0 },
+		{ "TOOL", 10, 6, 3, 0 }, { "OUTCOME", 24, 8, 5, 0 },
+		{ "GRANT", 16, 4, 0, 0 }, { "RESULT", 14, 7, 2, 0 },
+		{ "CLASS", 7, 3, 4, 0 }, { "TAINT", 7, 3, 4, 0 },
+		{ "ARGUMENTS", 6, 6, 9, 0 },
+	};
+
+	table_open(&rows->table, out);
+	memcpy(rows->cols, cols, sizeof(cols));
+	table_layout(&rows->table, rows->cols, LOG_NCOLS);
+}
+
+void
+log_rows_header(struct log_rows *rows)
+{
+	table_header(&rows->table, rows->cols, LOG_NCOLS);
+}
+
+void
+log_row(struct log_rows *rows, const struct log_entry *e, const char *answer)
+{
+	struct table *t = &rows->table;
+	const struct table_col *cols = rows->cols;
 	char when[WHEN_LOCAL_LEN], text[1024];
 
 	if (e->kind == LOG_CALL)
-		call_row(s, t, e);
+		call_row(rows, e, answer);
 	else {
 		when_local(e->rec.time, when);
-		table_cell(t, when, s->cols[LOG_COL_TIME].width, NULL);
+		table_cell(t, when, cols[LOG_COL_TIME].width, NULL);
 		note_text(e, text, sizeof(text));
 		table_cell(t, text, 0, TABLE_YELLOW);
 	}

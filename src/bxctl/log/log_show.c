@@ -1,46 +1,18 @@
 /*
- * log_show.c: which entries `bxctl log` shows and where they go (log.h):
- * the filter, the rows kept for -n, and what became of each call. The
- * rows themselves are log_row.c's, the JSON objects log_json.c's.
+ * log_show.c: which entries `bxctl log` shows and where they go
+ * (log_show.h): the filter, the rows kept for -n, and what became of each
+ * ask. The rows themselves are log_row.c's, the JSON objects log_json.c's;
+ * each is handed the entry and the ask's answer, and knows nothing of
+ * this file.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bxctl/common/jsonout.h"
-#include "bxctl/log/log.h"
-
-bool
-log_ran(const struct log_entry *e)
-{
-	const struct bx_ev_decision *d = &e->rec.event.decision;
-	const struct bx_ev_approval *a = &e->approval.event.approval;
-
-	if (e->kind != LOG_CALL || d->outcome.kind == BX_OUTCOME_DENIED)
-		return false;
-	if (d->outcome.kind == BX_OUTCOME_ALLOWED)
-		return true;
-	return e->has_approval && a->answer == BX_ANSWER_APPROVED &&
-	    a->outcome.kind != BX_OUTCOME_DENIED;
-}
-
-bool
-log_denied(const struct log_entry *e, enum bx_deny *ret)
-{
-	const struct bx_outcome *d = &e->rec.event.decision.outcome;
-	const struct bx_outcome *a = &e->approval.event.approval.outcome;
-
-	if (e->kind != LOG_CALL)
-		return false;
-	if (d->kind == BX_OUTCOME_DENIED) {
-		*ret = d->reason;
-		return true;
-	}
-	if (e->has_approval && a->kind == BX_OUTCOME_DENIED) {
-		*ret = a->reason;
-		return true;
-	}
-	return false;
-}
+#include "bxctl/log/log_entry.h"
+#include "bxctl/log/log_json.h"
+#include "bxctl/log/log_row.h"
+#include "bxctl/log/log_show.h"
 
 static bool
 pending(const struct log_show *s, uint64_t seq)
@@ -53,8 +25,14 @@ pending(const struct log_show *s, uint64_t seq)
 	return false;
 }
 
-const char *
-log_answer(const struct log_show *s, const struct log_entry *e)
+/*
+ * What became of an ask: "approved", "refused", "expired", and without an
+ * answer "waiting" (shown while it waits, --follow), "pending",
+ * "abandoned" or "unanswered" (brokerd could not be asked); NULL for a
+ * call that did not ask.
+ */
+static const char *
+answer(const struct log_show *s, const struct log_entry *e)
 {
 	if (e->kind != LOG_CALL ||
 	    e->rec.event.decision.outcome.kind != BX_OUTCOME_ASK)
@@ -111,25 +89,15 @@ log_filter_match(const struct log_filter *f, const struct log_entry *e)
 void
 log_show_init(struct log_show *s, FILE *out)
 {
-	static const struct table_col cols[LOG_NCOLS] = {
-		{ "TIME", 19, 19, 9, 0 }, { "SESSION", 18, 6, 1, 0 },
-		{ "TOOL", 10, 6, 3, 0 }, { "OUTCOME", 24, 8, 5, 0 },
-		{ "GRANT", 16, 4, 0, 0 }, { "RESULT", 14, 7, 2, 0 },
-		{ "CLASS", 7, 3, 4, 0 }, { "TAINT", 7, 3, 4, 0 },
-		{ "ARGUMENTS", 6, 6, 9, 0 },
-	};
-
 	s->out = out;
-	table_open(&s->table, out);
-	memcpy(s->cols, cols, sizeof(cols));
-	table_layout(&s->table, s->cols, LOG_NCOLS);
+	log_rows_open(&s->rows, out);
 }
 
 void
 log_show_header(struct log_show *s)
 {
 	if (!s->json)
-		table_header(&s->table, s->cols, LOG_NCOLS);
+		log_rows_header(&s->rows);
 }
 
 /* Prints e (a row or a JSON line). */
@@ -139,12 +107,12 @@ print(struct log_show *s, const struct log_entry *e)
 	json_t *obj;
 
 	if (s->json) {
-		if ((obj = log_json(s, e)) != NULL)
+		if ((obj = log_json(e, answer(s, e))) != NULL)
 			jsonout_print(s->out, obj);
 		json_decref(obj);
 		return;
 	}
-	log_row(s, &s->table, e);
+	log_row(&s->rows, e, answer(s, e));
 }
 
 /*
