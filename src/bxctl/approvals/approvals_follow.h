@@ -3,7 +3,7 @@
  * starts to wait and again when it is answered or expires, until
  * interrupted: for a second terminal, or a notifier reading the lines.
  *
- * It follows the audit log (audit-follow.h), not admin.sock: the log's
+ * It follows the audit log (audit_follow.h), not admin.sock: the log's
  * Decision of an ask and its Approval record say, in order and without a
  * miss, what waits and what became of it, as brokerd wrote it; brokerd is
  * asked only for what the log does not hold (when an approval expires)

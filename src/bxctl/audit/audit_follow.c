@@ -1,6 +1,6 @@
 /*
- * audit-follow.c: one look at a log being followed, and the wait between
- * two (audit-follow.h).
+ * audit_follow.c: one look at a log being followed, and the wait between
+ * two (audit_follow.h).
  */
 #include <sys/inotify.h>
 

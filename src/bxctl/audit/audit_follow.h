@@ -1,5 +1,5 @@
 /*
- * audit-follow.h: following <home>/audit as brokerd writes it, for the
+ * audit_follow.h: following <home>/audit as brokerd writes it, for the
  * commands that watch it (bxctl log --follow, bxctl approvals --follow):
  * one look feeds the chain what is new and says when a line that fails
  * is a break for good; a watch wakes the caller when the directory

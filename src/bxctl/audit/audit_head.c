@@ -1,5 +1,5 @@
 /*
- * audit-head.c: `bxctl audit head`, the last record of the audit log as
+ * audit_head.c: `bxctl audit head`, the last record of the audit log as
  * SEQ:HASH on one line, for the owner to keep where brokerd cannot write
  * and check later with `bxctl audit verify --anchor` (anchors.h). The log
  * is verified first: the head of a chain that does not verify is not

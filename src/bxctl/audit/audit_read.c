@@ -1,6 +1,6 @@
 /*
- * audit-read.c: the whole audit log through the ChainVerifier, for bxctl
- * (audit-read.h).
+ * audit_read.c: the whole audit log through the ChainVerifier, for bxctl
+ * (audit_read.h).
  */
 #include <sys/file.h>
 

@@ -1,5 +1,5 @@
 /*
- * audit-read.h: reading <home>/audit through the ChainVerifier, for the
+ * audit_read.h: reading <home>/audit through the ChainVerifier, for the
  * bxctl commands that read the log themselves (audit verify, audit head,
  * status), without a daemon; bxctl log walks it itself to follow it.
  *

@@ -1,8 +1,8 @@
 /*
- * audit-verify.c: `bxctl audit verify` (see audit-verify.h). Each file is
+ * audit_verify.c: `bxctl audit verify` (see audit_verify.h). Each file is
  * mapped whole and every line is hashed where it lies, as it is, so the
  * verifier goes about as fast as reading and hashing the bytes
- * (audit-read.h); anchors are checked as the records go by (anchors.h).
+ * (audit_read.h); anchors are checked as the records go by (anchors.h).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /*
- * audit-verify.h: `bxctl audit verify [--home PATH] [--anchor SEQ:HASH]...
+ * audit_verify.h: `bxctl audit verify [--home PATH] [--anchor SEQ:HASH]...
  * [--anchors FILE]`, which reads every
  * <home>/audit/NAME.jsonl in name order itself (no daemon) and runs the
  * ChainVerifier over it. Output on stdout:

@@ -1,5 +1,5 @@
 /*
- * grants-add.c: `bxctl grants add`, a grant file written as a person would
+ * grants_add.c: `bxctl grants add`, a grant file written as a person would
  * write it (grants/<id>.toml), judged by brokerd's own loader first and
  * refused in its words, and never written over another (grantwrite.h).
  */

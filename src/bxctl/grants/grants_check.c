@@ -1,5 +1,5 @@
 /*
- * grants.c: `bxctl grants check`, brokerd's report on the grant files:
+ * grants_check.c: `bxctl grants check`, brokerd's report on the grant files:
  * one line per problem, or "grants: ok".
  */
 #include <inttypes.h>

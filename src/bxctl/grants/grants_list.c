@@ -1,5 +1,5 @@
 /*
- * grants-list.c: `bxctl grants list`, every grant file as brokerd loads it
+ * grants_list.c: `bxctl grants list`, every grant file as brokerd loads it
  * for a call, one row each: id, tool, mode, max_taint, result_class,
  * untrusted, expiry (marked when it has passed or is under a week away),
  * and the paths or hosts. The problems of invalid files follow with their

@@ -1,5 +1,5 @@
 /*
- * grants-remove.c: `bxctl grants remove ID`, one grant file taken out of
+ * grants_remove.c: `bxctl grants remove ID`, one grant file taken out of
  * the grants directory: only <grants>/<ID>.toml, a regular file, for an ID
  * that is a grant id (grantwrite.h). The change applies to the next call,
  * as every edit of the grant files does.

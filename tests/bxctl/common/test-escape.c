@@ -1,5 +1,5 @@
 /*
- * test-escape.c: src/bxctl/escape.h, the rules for printing untrusted text
+ * test-escape.c: src/bxctl/common/escape.h, the rules for printing untrusted text
  * as data, one case per rule, and a sweep over every code point; the
  * stream form, cut every way, printing what the whole prints.
  */

@@ -1,5 +1,5 @@
 /*
- * test-show.c: src/bxctl/show.h, the two-line form of a pending approval:
+ * test-show.c: src/bxctl/common/show.h, the two-line form of a pending approval:
  * how durations are rounded, how session ids are cut, and the block
  * itself at a fixed "now".
  */

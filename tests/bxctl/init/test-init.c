@@ -1,5 +1,5 @@
 /*
- * test-init.c: the files `bxctl init` writes (bxctl/init.h), read back by
+ * test-init.c: the files `bxctl init` writes (bxctl/init/init.h), read back by
  * the parsers that will read them: brokerd's and loopd's configuration and
  * brokerd's grant decoder. Paths with quotes and backslashes survive, and
  * paths TOML or a socket cannot hold are refused. And its options: one

@@ -1,5 +1,5 @@
 /*
- * test-machine.c: what `bxctl init` finds on a machine (bxctl/machine.h),
+ * test-machine.c: what `bxctl init` finds on a machine (bxctl/init/machine.h),
  * on made-up trees: an owner's machine with everything, then each thing
  * taken away, and root on cgroup v1 and v2.
  */
