@@ -1,7 +1,7 @@
 /*
  * turn-event-fuzzer.c: libFuzzer harness for what bxctl decodes and then
  * prints of text the model shaped: the turn events of `bxctl chat`, read
- * from loopd's socket (peer_read, src/bxctl/peer.c, over the message
+ * from loopd's socket (peer_read, src/bxctl/common/peer.c, over the message
  * decoder of src/proto/message*.c) and printed as lines by bxctl's own
  * printer (turn_print.c; a fresh turn per input, twice: compact and
  * whole) or as JSON lines (turn_json); and the audit records of `bxctl
@@ -39,9 +39,9 @@
 
 #include <jansson.h>
 
-#include "bxctl/log.h"
-#include "bxctl/peer.h"
-#include "bxctl/turn_print.h"
+#include "bxctl/chat/turn_print.h"
+#include "bxctl/common/peer.h"
+#include "bxctl/log/log_call.h"
 #include "proto/audit_fast.h"
 #include "proto/frame.h"
 #include "proto/message.h"

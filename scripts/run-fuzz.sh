@@ -88,7 +88,7 @@ targets() {
 	# MODEL_MAX_RESPONSE), and model_stream_free(NULL).
 	stream) echo src/loopd/model_stream.c ;;
 	# escape.c: escape_string's size overflow (SIZE_MAX / 6 bytes).
-	escape) echo src/bxctl/escape.c ;;
+	escape) echo src/bxctl/common/escape.c ;;
 	# peer.c: a timeout, a frame too large and a read error (the pipe
 	# holds the whole input, at most 60000 bytes, and is closed).
 	# turn_print.c: asking the owner (a terminal and brokerd; the
@@ -100,8 +100,9 @@ targets() {
 	# stream failing. message_decode.c is the frame harness's: peer_read
 	# decodes any kind with it, but loopd answers chat only with
 	# turn_event and error, whose decoders this harness covers.
-	turn-event) echo src/bxctl/peer.c src/bxctl/turn_print.c \
-	    src/bxctl/jsonout.c src/bxctl/log_call.c src/proto/audit_read.c ;;
+	turn-event) echo src/bxctl/common/peer.c src/bxctl/chat/turn_print.c \
+	    src/bxctl/common/jsonout.c src/bxctl/log/log_call.c \
+	    src/proto/audit_read.c ;;
 	esac
 }
 

@@ -6,7 +6,7 @@
 #ifndef BXCTL_COMMANDS_H
 #define BXCTL_COMMANDS_H
 
-#include "bxctl/cli.h"
+#include "bxctl/common/cli.h"
 
 int	cmd_approvals(const struct cli_command *, int, char **);
 int	cmd_approve(const struct cli_command *, int, char **);

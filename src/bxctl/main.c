@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bxctl/audit-verify.h"
-#include "bxctl/cli.h"
+#include "bxctl/audit/audit_verify.h"
 #include "bxctl/commands.h"
-#include "bxctl/log_args.h"
+#include "bxctl/common/cli.h"
+#include "bxctl/log/log_args.h"
 #include "proto/help.h"
 
 static const struct cli_command commands[] = {

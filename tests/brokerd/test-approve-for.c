@@ -24,7 +24,7 @@
 #include <cmocka.h>
 
 #include "broker-fixture.h"
-#include "bxctl/approve_for.h"
+#include "bxctl/grants/approve_for.h"
 #include "grants-fixture.h"
 #include "proto/sha256.h"
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "proto/types.h"
-#include "bxctl/show.h"
+#include "bxctl/common/show.h"
 #include "fake.h"
 
 #define SESSION	"chat-1758200000000"

@@ -24,7 +24,7 @@
 #include <jansson.h>
 
 #include "auditlog.h"
-#include "bxctl/show.h"
+#include "bxctl/common/show.h"
 #include "fake.h"
 #include "run.h"
 

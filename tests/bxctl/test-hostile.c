@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "proto/types.h"
-#include "bxctl/show.h"
+#include "bxctl/common/show.h"
 #include "fake.h"
 #include "run.h"
 

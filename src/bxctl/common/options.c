@@ -1,0 +1,142 @@
+/*
+ * options.c: option helpers shared by the admin commands (options.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "brokerd/config.h"
+#include "bxctl/common/options.h"
+
+int
+options_socket(const struct cli_command *cmd, const char *path,
+    const char *rel, char *buf)
+{
+	struct bx_error err;
+
+	if (path == NULL) {
+		if (sock_default_path(rel, buf, &err) == -1)
+			return cli_usage_error(cmd, "%s", err.msg);
+		return CLI_OK;
+	}
+	if (strlen(path) >= SOCK_PATH_MAX)
+		return cli_usage_error(cmd, "the socket path is too long");
+	memcpy(buf, path, strlen(path) + 1);
+	return CLI_OK;
+}
+
+int
+options_approval_id(const struct cli_command *cmd, const char *s,
+    uint64_t *ret)
+{
+	uintmax_t v;
+	char *end;
+
+	if (s[0] < '0' || s[0] > '9')
+		goto bad;
+	errno = 0;
+	v = strtoumax(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > INT64_MAX)
+		goto bad;
+	*ret = (uint64_t)v;
+	return CLI_OK;
+bad:
+	return cli_usage_error(cmd, "'%s' is not an approval id (a number)",
+	    s);
+}
+
+/* --admin-socket, --help, and --json when json is not NULL. */
+static int
+admin_options(const struct cli_command *cmd, int argc, char **argv,
+    const char *help, char *buf, bool *json, int *ret_status)
+{
+	static const struct option longopts[] = {
+		{ "admin-socket", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct option no_json[] = {
+		{ "admin-socket", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *socket = NULL;
+	int ch;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":h", json != NULL ? longopts :
+	    no_json, NULL)) != -1) {
+		switch (ch) {
+		case 'a':
+			socket = optarg;
+			break;
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			*ret_status = cli_help(cmd, help);
+			return -1;
+		default:
+			*ret_status = cli_option_error(cmd, ch, argv);
+			return -1;
+		}
+	}
+	if ((*ret_status = options_operands(cmd, argc, argv, 0, "")) != CLI_OK)
+		return -1;
+	*ret_status = options_socket(cmd, socket, BX_HOME_ADMIN_SOCKET, buf);
+	return *ret_status == CLI_OK ? 0 : -1;
+}
+
+int
+options_admin_only(const struct cli_command *cmd, int argc, char **argv,
+    const char *help, char *buf, int *ret_status)
+{
+	return admin_options(cmd, argc, argv, help, buf, NULL, ret_status);
+}
+
+int
+options_admin_json(const struct cli_command *cmd, int argc, char **argv,
+    const char *help, char *buf, bool *ret_json, int *ret_status)
+{
+	bool json = false;
+
+	if (admin_options(cmd, argc, argv, help, buf, &json, ret_status) == -1)
+		return -1;
+	*ret_json = json;
+	return 0;
+}
+
+int
+options_operands(const struct cli_command *cmd, int argc, char **argv,
+    int want, const char *what)
+{
+	int have = argc - optind;
+
+	if (have < want)
+		return cli_usage_error(cmd, "missing %s", what);
+	if (have > want)
+		return cli_usage_error(cmd, "unexpected argument '%s'",
+		    argv[optind + want]);
+	return CLI_OK;
+}
+
+int
+options_grants_dir(const char *config_path, char **ret)
+{
+	struct config *c;
+	struct bx_error err;
+	char *dir;
+
+	if (config_load(config_path, &c, &err) == -1)
+		return cli_fail("%s", err.msg);
+	dir = strdup(c->c_grants);
+	config_free(c);
+	if (dir == NULL)
+		return cli_fail("out of memory");
+	*ret = dir;
+	return CLI_OK;
+}

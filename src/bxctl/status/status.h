@@ -1,0 +1,67 @@
+/*
+ * status.h: what `bxctl status` finds (status_facts.c) and prints
+ * (status.c): each daemon's answer, or NULL where it could not be asked,
+ * the audit log's report, and the lines for what needs the owner, each
+ * ending in its runbook entry.
+ *
+ * Ownership: the struct owns its messages, report and lines;
+ * status_free() frees them.
+ */
+#ifndef BXCTL_STATUS_H
+#define BXCTL_STATUS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bxctl/audit/anchors.h"
+#include "bxctl/common/cli.h"
+#include "bxctl/common/options.h"
+#include "proto/chain.h"
+#include "proto/error.h"
+#include "proto/message.h"
+
+/* At most one line per thing checked. */
+#define STATUS_ATTENTION_MAX	8
+
+struct status_args {
+	const char	*home;		/* NULL: the user's default */
+	const char	*admin;		/* NULL: under the home */
+	const char	*loop;
+	bool		 json;
+};
+
+struct status {
+	char			 home[PATH_MAX];
+	char			 admin[SOCK_PATH_MAX];
+	char			 loop[SOCK_PATH_MAX];
+	int64_t			 now;
+	struct bx_msg		*broker;	/* broker_status */
+	bool			 loop_up;
+	bool			 loop_jailed;	/* not the owner's uid */
+	uid_t			 loop_uid;	/* loop.sock's listener */
+	struct bx_msg		*grants;	/* grant_list */
+	size_t			 expired;	/* its grants past expiry */
+	size_t			 prunable;	/* of them, grants prune's */
+	struct bx_msg		*approvals;	/* approval_list */
+	size_t			 npending;
+	int64_t			 oldest;	/* the oldest's created */
+	struct bx_msg		*sessions;	/* session_list */
+	struct bx_chain_report	*audit;		/* NULL: not readable */
+	int64_t			 last_time;	/* the last record's */
+	char			*attention[STATUS_ATTENTION_MAX];
+	size_t			 nattention;
+};
+
+/*
+ * Asks brokerd and loopd and reads the audit log: CLI_OK, or a usage
+ * error (a path too long) already printed.
+ */
+int	status_gather(const struct cli_command *, const struct status_args *,
+	    struct status *);
+/* The status as one JSON object on stdout. */
+void	status_json(const struct status *);
+void	status_free(struct status *);
+
+#endif
