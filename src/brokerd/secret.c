@@ -271,7 +271,8 @@ secret_read(const char *config_dir, const char *name,
 	*ret = s;
 	s = NULL;
 out:
-	explicit_bzero(buf, len);
+	if (buf != NULL)
+		explicit_bzero(buf, len);
 	free(buf);
 	secret_free(s);
 	return rc;
