@@ -233,8 +233,10 @@ cut_start(const struct bx_redactor *rd, const struct pass *ps)
 	s = tail_in(rd, &raw, ps->len);
 	if (ps->has_dec) {
 		s = tail_in(rd, &dec, s);
-		dec.rt_len = ps->dec.rd_partial;
-		s = tail_in(rd, &dec, s);
+		if (ps->dec.rd_partial < ps->dec.rd_len) {
+			dec.rt_len = ps->dec.rd_partial;
+			s = tail_in(rd, &dec, s);
+		}
 	}
 	return ps->len - s >= BX_REDACT_CUT_MIN ? s : ps->len;
 }
