@@ -322,7 +322,8 @@ test_withheld(void **state)
 }
 
 /*
- * A value of 4096 'a' over a MiB of 'a': every position matches, and
+ * A value of 4096 'a' over a MiB of 'a' (or of its base64, its
+ * percent-encoding, its hex): every position matches, and
  * the search is linear, so this takes a fraction of a second, not the
  * hours a naive search would.
  */
@@ -357,6 +358,14 @@ test_periodic_worst_case(void **state)
 		in[i] = "YWFh"[i % 4];
 	assert_int_equal(bx_redact(rd, in, len, SIZE_MAX, &out, &olen, &n,
 	    &err), 0);
+	assert_string_equal(out, "[secret big]");
+	assert_int_equal(n, 1);
+	free(out);
+	/* Percent-encoded, so the decoded copy is where it matches. */
+	for (size_t i = 0; i < len; i++)
+		in[i] = "%61"[i % 3];
+	assert_int_equal(bx_redact(rd, in, len - len % 3, SIZE_MAX, &out,
+	    &olen, &n, &err), 0);
 	assert_string_equal(out, "[secret big]");
 	assert_int_equal(n, 1);
 	free(out);
