@@ -270,8 +270,9 @@ leftovers() {
 	    fail "run $1 left a veth"
 	nft list tables | grep "bxtn0_$1\$" &&
 	    fail "run $1 left an nft table"
+	# Only this run's: other tests on the machine may hold slot 0 now.
 	for d in /tmp/bx-testnet-*; do
-		if [ -f "$d/slot" ] && [ "$(cat "$d/slot")" = 0 ]; then
+		if [ -f "$d/pid" ] && [ "$(cat "$d/pid")" = "$1" ]; then
 			fail "run $1 left $d"
 		fi
 	done

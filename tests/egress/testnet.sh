@@ -193,6 +193,8 @@ dir=$(mktemp -d /tmp/bx-testnet-XXXXXX) || die "mktemp failed"
 # Readable, so a test that drops root can still read ca.pem.
 chmod 0755 "$dir"
 echo "$slot" >"$dir/slot"
+# Whose it is, so a self-test can tell its own leftovers from another run's.
+echo "$$" >"$dir/pid"
 
 # quiet CMD...: runs CMD, shows its output only when it fails.
 quiet() {
