@@ -389,7 +389,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t limit, tail_k, n, nforms = 0, filler, olen, flen, i, mark;
 	uint32_t tail_seed;
 	char *out, *full;
-	int ambiguous = 0;
+	int ambiguous = 0, escapes;
 
 	if (size > FUZZ_INPUT_MAX)
 		return 0;
@@ -485,14 +485,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/*
 	 * Under a limit (flags & 4): a prefix of the whole output of the
 	 * response with a separator after it, which no start at the end
-	 * shortens.
+	 * shortens. Not for a value with '%' or '\\' of its own: its plain
+	 * '%' can decode with the hex after it, so a mix is found only once
+	 * a later pass has put a marker after it, which a cut may not leave
+	 * (fuzz/regress/redact/prefix-value-ends-in-percent; the limit
+	 * docs/decisions.md names; what the cut leaves is still clean).
 	 */
+	escapes = strpbrk(value.p, "%\\") != NULL;
 	if ((flags & 4) && redact(rd, &resp, limit, &out, &olen) == 0) {
 		check(!survives(&o, out, olen));
 		put(&ended, resp.p, resp.len);
 		putc_(&ended, SEP);
 		if (redact(rd, &ended, SIZE_MAX, &full, &flen) == 0) {
-			check(olen <= flen && memcmp(out, full, olen) == 0);
+			check(escapes ||
+			    (olen <= flen && memcmp(out, full, olen) == 0));
 			free(full);
 		}
 		free(ended.p);

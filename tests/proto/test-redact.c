@@ -79,6 +79,20 @@ test_plain_anywhere(void **state)
 	bx_redactor_free(rd);
 }
 
+/* The header kind: the header value is the value, passed twice. */
+static void
+test_same_form_twice(void **state)
+{
+	const char *forms[] = { VALUE, VALUE };
+	struct bx_redactor *rd;
+	struct bx_error err;
+
+	(void)state;
+	assert_non_null(rd = bx_redactor_new("api", forms, 2, &err));
+	expect(rd, "X-Api-Key: " VALUE "\n", "X-Api-Key: " MARK "\n", 1);
+	bx_redactor_free(rd);
+}
+
 static void
 test_nul_is_text(void **state)
 {
@@ -450,6 +464,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_anywhere),
+		cmocka_unit_test(test_same_form_twice),
 		cmocka_unit_test(test_nul_is_text),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_hex),
