@@ -359,7 +359,9 @@ test_size_limits(void **state)
 	script = json_pack("[{s:s}]", "text", big);
 	text = json_dumps(script, JSON_COMPACT);
 	setup(&f, text, 30);
-	assert_non_null(strstr(fails(&f, &err), "larger than"));
+	/* The message, when it is another: a timeout under load says so. */
+	if (strstr(fails(&f, &err), "larger than") == NULL)
+		fail_msg("a reply over the limit failed otherwise: %s", err.msg);
 	assert_int_equal(fake_llama_request_count(f.fl), 1);
 
 	/*
