@@ -125,18 +125,43 @@ options_operands(const struct cli_command *cmd, int argc, char **argv,
 }
 
 int
-options_grants_dir(const char *config_path, char **ret)
+options_config_dirs(const char *config_path, char **ret_config_dir,
+    char **ret_grants_dir)
 {
 	struct config *c;
 	struct bx_error err;
-	char *dir;
+	char *config_dir, *grants_dir, *slash;
 
 	if (config_load(config_path, &c, &err) == -1)
 		return cli_fail("%s", err.msg);
-	dir = strdup(c->c_grants);
+	config_dir = strdup(c->c_path);
+	grants_dir = strdup(c->c_grants);
 	config_free(c);
-	if (dir == NULL)
+	if (config_dir == NULL || grants_dir == NULL) {
+		free(config_dir);
+		free(grants_dir);
 		return cli_fail("out of memory");
-	*ret = dir;
+	}
+	/* brokerd.toml's directory: "." for a name with no slash. */
+	if ((slash = strrchr(config_dir, '/')) == NULL)
+		strcpy(config_dir, ".");
+	else
+		slash[slash == config_dir ? 1 : 0] = '\0';
+	*ret_config_dir = config_dir;
+	*ret_grants_dir = grants_dir;
+	return CLI_OK;
+}
+
+int
+options_grants_dir(const char *config_path, char **ret)
+{
+	char *config_dir, *grants_dir;
+	int status;
+
+	if ((status = options_config_dirs(config_path, &config_dir,
+	    &grants_dir)) != CLI_OK)
+		return status;
+	free(config_dir);
+	*ret = grants_dir;
 	return CLI_OK;
 }

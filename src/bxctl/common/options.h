@@ -1,8 +1,9 @@
 /*
  * options.h: the option parsing the admin commands share: --admin-socket
  * PATH with its default, --help, an approval id operand, and the grants
- * directory of brokerd.toml. Only options_grants_dir() allocates; socket
- * paths go into the caller's buffer.
+ * and configuration directories of brokerd.toml. Only
+ * options_grants_dir() and options_config_dirs() allocate; socket paths go
+ * into the caller's buffer.
  */
 #ifndef BXCTL_OPTIONS_H
 #define BXCTL_OPTIONS_H
@@ -62,5 +63,13 @@ int	options_operands(const struct cli_command *, int argc, char **argv,
  * string the caller frees, or prints why not and returns CLI_FAIL.
  */
 int	options_grants_dir(const char *config_path, char **ret);
+
+/*
+ * The same, and the directory brokerd.toml is in, whose secrets/ holds
+ * the secret files (brokerd/secret.h): CLI_OK with both new strings the
+ * caller frees, or CLI_FAIL, said.
+ */
+int	options_config_dirs(const char *config_path, char **ret_config_dir,
+	    char **ret_grants_dir);
 
 #endif
