@@ -2,9 +2,10 @@
  * runner_host.c: what the sandbox runtime learns once, at startup, about
  * the host it runs on (runner.h): the runtime's program and the
  * helper, the home's label, Boxmaker's own paths (the secrets directory
- * among them) with their symlinks resolved (so a grant that reaches them through a link still finds them
- * covered), the host's top-level entries for a grant of "/", the cgroup
- * tree, the tools' user, and any limit this host cannot hold.
+ * among them) with their symlinks resolved (so a grant that reaches them
+ * through a link still finds them covered), the host's top-level entries
+ * for a grant of "/", the cgroup tree, the tools' user, and any limit
+ * this host cannot hold.
  */
 #include <sys/stat.h>
 
