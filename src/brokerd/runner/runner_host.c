@@ -22,7 +22,6 @@
 #include "brokerd/runner/runner_egress.h"
 #include "brokerd/runner/runner_impl.h"
 #include "brokerd/runner/runner.h"
-#include "brokerd/secret.h"
 #include "jail/filter.h"
 #include "proto/pathsearch.h"
 #include "proto/readfile.h"
@@ -154,33 +153,6 @@ add_protected(struct runner_sandbox *rs, const char *path, bool parent)
 	rs->rs_protected[n] = real;
 	rs->rs_host.sh_protected[n] = real;
 	rs->rs_host.sh_nprotected++;
-	return 0;
-}
-
-/*
- * The secrets directory beside brokerd.toml (brokerd/secret.h) on its own,
- * not only as part of brokerd.toml's directory: where it is a symbolic
- * link, what it points to holds the values all the same, and is covered
- * too. An absent one is kept as named: made later, it is covered.
- */
-static int
-add_secrets(struct runner_sandbox *rs, const char *config_path,
-    struct bx_error *err)
-{
-	char path[PATH_MAX];
-	const char *slash;
-	int dirlen;
-
-	if (config_path == NULL)
-		return 0;
-	slash = strrchr(config_path, '/');
-	dirlen = slash == NULL ? 0 : (int)(slash - config_path) + 1;
-	if ((size_t)snprintf(path, sizeof(path), "%.*s%s", dirlen, config_path,
-	    SECRET_DIR) >= sizeof(path))
-		return bx_fail(err, "runner: the path of the secrets directory "
-		    "beside %s is too long", config_path);
-	if (add_protected(rs, path, false) == -1)
-		return bx_fail(err, "runner: out of memory");
 	return 0;
 }
 
@@ -326,11 +298,10 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 	if (add_protected(rs, c->rsc_home, false) == -1 ||
 	    add_protected(rs, c->rsc_grants, false) == -1 ||
 	    add_protected(rs, c->rsc_config_path, true) == -1 ||
+	    add_protected(rs, c->rsc_secrets, false) == -1 ||
 	    add_protected(rs, c->rsc_broker_socket, true) == -1 ||
 	    add_protected(rs, c->rsc_admin_socket, true) == -1)
 		return bx_fail(err, "runner: out of memory");
-	if (add_secrets(rs, c->rsc_config_path, err) == -1)
-		return -1;
 	if (seccomp_program(&rs->rs_seccomp, &rs->rs_backend.bs_seccomp_len,
 	    err) == -1)
 		return bx_error_prefix(err, "runner");

@@ -47,10 +47,9 @@ bad:
 	    s);
 }
 
-/* --admin-socket, --help, and --json when json is not NULL. */
-static int
-admin_options(const struct cli_command *cmd, int argc, char **argv,
-    const char *help, char *buf, bool *json, int *ret_status)
+int
+options_admin_json(const struct cli_command *cmd, int argc, char **argv,
+    const char *help, char *buf, bool *ret_json, int *ret_status)
 {
 	static const struct option longopts[] = {
 		{ "admin-socket", required_argument, NULL, 'a' },
@@ -58,24 +57,19 @@ admin_options(const struct cli_command *cmd, int argc, char **argv,
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct option no_json[] = {
-		{ "admin-socket", required_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *socket = NULL;
+	bool json = false;
 	int ch;
 
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":h", json != NULL ? longopts :
-	    no_json, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			socket = optarg;
 			break;
 		case 'j':
-			*json = true;
+			json = true;
 			break;
 		case 'h':
 			*ret_status = cli_help(cmd, help);
@@ -87,24 +81,8 @@ admin_options(const struct cli_command *cmd, int argc, char **argv,
 	}
 	if ((*ret_status = options_operands(cmd, argc, argv, 0, "")) != CLI_OK)
 		return -1;
-	*ret_status = options_socket(cmd, socket, BX_HOME_ADMIN_SOCKET, buf);
-	return *ret_status == CLI_OK ? 0 : -1;
-}
-
-int
-options_admin_only(const struct cli_command *cmd, int argc, char **argv,
-    const char *help, char *buf, int *ret_status)
-{
-	return admin_options(cmd, argc, argv, help, buf, NULL, ret_status);
-}
-
-int
-options_admin_json(const struct cli_command *cmd, int argc, char **argv,
-    const char *help, char *buf, bool *ret_json, int *ret_status)
-{
-	bool json = false;
-
-	if (admin_options(cmd, argc, argv, help, buf, &json, ret_status) == -1)
+	if ((*ret_status = options_socket(cmd, socket, BX_HOME_ADMIN_SOCKET,
+	    buf)) != CLI_OK)
 		return -1;
 	*ret_json = json;
 	return 0;

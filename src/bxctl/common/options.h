@@ -34,17 +34,11 @@ int	options_approval_id(const struct cli_command *, const char *,
 	    uint64_t *ret);
 
 /*
- * The whole command line of a command that takes only --admin-socket and
- * --help, and no operand (approvals, grants check): 0 with the socket path
- * in buf (SOCK_PATH_MAX bytes), or -1 with *ret_status the exit status
- * (help printed, or a usage error).
- */
-int	options_admin_only(const struct cli_command *, int argc, char **argv,
-	    const char *help, char *buf, int *ret_status);
-
-/*
- * The same for a console command that also takes --json (sessions,
- * grants list): *ret_json says whether it was given.
+ * The whole command line of a console command that takes only
+ * --admin-socket, --json and --help, and no operand (sessions, grants
+ * list): 0 with the socket path in buf (SOCK_PATH_MAX bytes) and
+ * *ret_json whether --json was given, or -1 with *ret_status the exit
+ * status (help printed, or a usage error).
  */
 int	options_admin_json(const struct cli_command *, int argc, char **argv,
 	    const char *help, char *buf, bool *ret_json, int *ret_status);
