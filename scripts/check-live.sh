@@ -144,7 +144,7 @@ write_loopd_toml "$url" "$model" "$WAIT_S"
 
 say "the home is $home; one ask grant for read_file on $file"
 start_broker_and_loop
-check "bxctl grants check" "$bxctl" grants check
+check "bxctl grants check" "$bxctl" grants check --config "$home/brokerd.toml"
 
 session=live-$(date +%s)
 ask="Please read the file $file with the read_file tool (find it with find_tool, run it with call_tool) and tell me what it says. If the tool fails, tell me exactly what the failure said."

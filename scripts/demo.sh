@@ -141,8 +141,8 @@ write_brokerd_toml
 write_loopd_toml "http://127.0.0.1:$port" demo 60
 start_broker_and_loop
 
-say "bxctl grants check"
-"$bxctl" grants check || fail "the demo grants do not load"
+say "bxctl grants check --config $home/brokerd.toml"
+"$bxctl" grants check --config "$home/brokerd.toml" || fail "the demo grants do not load"
 
 session=demo-1
 ask='What is on my list in demo/notes.txt?'

@@ -231,35 +231,26 @@ place_init(struct place *pl, const struct secret_sink *sink,
 	return 0;
 }
 
-int
-secret_read(const char *config_dir, const char *name,
+/*
+ * The secret of len bytes of buf, read from file, into *ret: decoded, and
+ * what is sent built. Returns as secret_read().
+ */
+static int
+build(const char *file, const char *name, const char *buf, size_t len,
     const struct secret_sink *sink, struct secret **ret,
     struct bx_error *err)
 {
-	struct place pl;
-	struct secret *s = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	int dfd = -1, problems = 0, rc;
+	struct secret *s;
+	int problems = 0, rc;
 
-	if ((rc = place_init(&pl, sink, config_dir, name, err)) != 0)
-		return rc;
-	if ((rc = open_dir(&pl, config_dir, &dfd, err)) != 0)
-		return rc;
-	rc = read_file(&pl, dfd, &buf, &len, err);
-	close(dfd);
-	if (rc != 0)
-		return rc;
-	if ((s = calloc(1, sizeof(*s))) == NULL) {
-		rc = bx_fail(err, "out of memory");
-		goto out;
-	}
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return bx_fail(err, "out of memory");
 	memcpy(s->s_name, name, strlen(name) + 1);
-	if ((s->s_file = strdup(pl.p_file)) == NULL) {
+	if ((s->s_file = strdup(file)) == NULL) {
 		rc = bx_fail(err, "out of memory");
 		goto out;
 	}
-	if ((rc = secret_decode(pl.p_file, buf, len, sink, s, &problems,
+	if ((rc = secret_decode(file, buf, len, sink, s, &problems,
 	    err)) == -1)
 		goto out;
 	if (problems > 0) {
@@ -271,11 +262,66 @@ secret_read(const char *config_dir, const char *name,
 	*ret = s;
 	s = NULL;
 out:
-	if (buf != NULL)
-		explicit_bzero(buf, len);
-	free(buf);
 	secret_free(s);
 	return rc;
+}
+
+int
+secret_read(const char *config_dir, const char *name,
+    const struct secret_sink *sink, struct secret **ret,
+    struct bx_error *err)
+{
+	struct place pl;
+	char *buf = NULL;
+	size_t len = 0;
+	int dfd = -1, rc;
+
+	if ((rc = place_init(&pl, sink, config_dir, name, err)) != 0)
+		return rc;
+	if ((rc = open_dir(&pl, config_dir, &dfd, err)) != 0)
+		return rc;
+	rc = read_file(&pl, dfd, &buf, &len, err);
+	close(dfd);
+	if (rc != 0)
+		return rc;
+	rc = build(pl.p_file, name, buf, len, sink, ret, err);
+	explicit_bzero(buf, len);
+	free(buf);
+	return rc;
+}
+
+int
+secret_parse(const char *file, const char *name, const char *buf,
+    size_t len, const struct secret_sink *sink, struct secret **ret,
+    struct bx_error *err)
+{
+	struct place pl = { .p_sink = sink };
+	struct bx_error nerr;
+
+	if (bx_secret_name_check(name, &nerr) == -1)
+		return report(&pl, file, err, "\"%s\" is not a secret name: %s",
+		    name, nerr.msg);
+	if (len > SECRET_FILE_MAX)
+		return report(&pl, file, err, "the secret file is larger than "
+		    "%d bytes", SECRET_FILE_MAX);
+	return build(file, name, buf, len, sink, ret, err);
+}
+
+int
+secret_dir_check(const char *config_dir, const struct secret_sink *sink,
+    struct bx_error *err)
+{
+	struct place pl;
+	int dfd, rc;
+
+	/* Any name will do: only the directory is looked at. */
+	if ((rc = place_init(&pl, sink, config_dir, "x", err)) != 0)
+		return rc;
+	snprintf(pl.p_file, sizeof(pl.p_file), "%s", pl.p_dir);
+	if ((rc = open_dir(&pl, config_dir, &dfd, err)) != 0)
+		return rc;
+	close(dfd);
+	return 0;
 }
 
 /* Keeps the first problem and counts the rest, for secret_load(). */

@@ -25,9 +25,9 @@
  * text of the TOML parser's (which can quote what it failed on): the owner
  * is told the file, the line and what is wrong, never the file's text.
  *
- * Ownership: secret_read() and secret_load() allocate *ret; the caller
- * frees it with secret_free() (NULL is allowed), which overwrites the
- * value and the header value before freeing them. Strings returned by the
+ * Ownership: secret_read(), secret_load() and secret_parse() allocate
+ * *ret; the caller frees it with secret_free() (NULL is allowed), which
+ * overwrites the value and the header value before freeing them. Strings returned by the
  * accessors belong to the secret and live until it is freed.
  */
 #ifndef BROKERD_SECRET_H
@@ -88,6 +88,25 @@ int	secret_read(const char *config_dir, const char *name,
  */
 int	secret_load(const char *config_dir, const char *name,
 	    struct secret **ret, struct bx_error *err);
+
+/*
+ * Decodes len bytes of buf as the secret file at file (whose stem is name)
+ * would be read, by the same rules and in the same words, but for where
+ * the file lives: for `bxctl secrets add`, which judges a file before it
+ * puts it in place. Returns as secret_read(); *ret is allocated as there.
+ */
+int	secret_parse(const char *file, const char *name, const char *buf,
+	    size_t len, const struct secret_sink *sink, struct secret **ret,
+	    struct bx_error *err);
+
+/*
+ * Checks the secrets directory under config_dir as secret_read() does (a
+ * real directory, owned by this effective uid, mode 0700), reporting a
+ * problem to sink. Returns 0 when it is right, 1 when a problem was
+ * reported (a missing directory among them), -1 only when memory runs out.
+ */
+int	secret_dir_check(const char *config_dir,
+	    const struct secret_sink *sink, struct bx_error *err);
 
 /* Overwrites what the secret holds, then frees it. NULL is allowed. */
 void	secret_free(struct secret *);

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 
 #include "brokerd/config.h"
 #include "brokerd/runner/runner.h"
+#include "brokerd/secret.h"
 #include "brokerd/sdnotify.h"
 #include "brokerd/serve.h"
 #include "proto/clock.h"
@@ -121,6 +123,25 @@ open_audit(struct daemon *d, bool accept_break, FILE *errs)
 }
 
 /*
+ * The secrets directory beside brokerd.toml (secret.h) into buf, for the
+ * runner to cover on its own, not only as part of brokerd.toml's
+ * directory: where it is a symbolic link, what it points to holds the
+ * values all the same. Returns NULL when the path does not fit; the
+ * runner then refuses to start.
+ */
+static const char *
+secrets_dir(const char *config_path, char *buf, size_t size)
+{
+	const char *slash = strrchr(config_path, '/');
+	int dirlen = slash == NULL ? 0 : (int)(slash - config_path) + 1;
+
+	if ((size_t)snprintf(buf, size, "%.*s%s", dirlen, config_path,
+	    SECRET_DIR) >= size)
+		return NULL;
+	return buf;
+}
+
+/*
  * The runtime of [runner]: made, swept of what a crash left (the audit
  * lock is held, so no other brokerd of this home runs), and checked with
  * one no-op sandbox. NULL in *ret is M3a's refusing runtime.
@@ -131,6 +152,7 @@ start_runner(struct daemon *d, const struct broker_log *log,
 {
 	struct runner_sandbox_config rc;
 	struct bx_error err;
+	char secrets[PATH_MAX];
 	size_t removed;
 
 	*ret = NULL;
@@ -141,6 +163,13 @@ start_runner(struct daemon *d, const struct broker_log *log,
 	rc.rsc_home = d->d_cfg->c_home;
 	rc.rsc_grants = d->d_cfg->c_grants;
 	rc.rsc_config_path = config_path;
+	if (config_path != NULL && (rc.rsc_secrets = secrets_dir(config_path,
+	    secrets, sizeof(secrets))) == NULL) {
+		fprintf(errs, "brokerd: runner: the path of the secrets "
+		    "directory beside %s is too long; %s\n", config_path,
+		    RUNNER_RUNBOOK);
+		return -1;
+	}
 	rc.rsc_broker_socket = d->d_cfg->c_broker_socket;
 	rc.rsc_admin_socket = d->d_cfg->c_admin_socket;
 	rc.rsc_log = log;

@@ -23,5 +23,8 @@ int	cmd_grants_add(const struct cli_command *, int, char **);
 int	cmd_grants_remove(const struct cli_command *, int, char **);
 int	cmd_grants_prune(const struct cli_command *, int, char **);
 int	cmd_init(const struct cli_command *, int, char **);
+int	cmd_secrets_add(const struct cli_command *, int, char **);
+int	cmd_secrets_list(const struct cli_command *, int, char **);
+int	cmd_secrets_remove(const struct cli_command *, int, char **);
 
 #endif

@@ -36,16 +36,24 @@ static const struct cli_command commands[] = {
 	{ "refuse", cmd_refuse,
 	    "bxctl refuse [--admin-socket PATH] [--reason TEXT] ID" },
 	{ "grants check", cmd_grants_check,
-	    "bxctl grants check [--admin-socket PATH]" },
+	    "bxctl grants check [--admin-socket PATH] [--config PATH]" },
 	{ "grants add", cmd_grants_add,
 	    "bxctl grants add TOOL (--path P... | --host H...) "
 	    "--mode auto|ask|deny --expires DURATION|TIME [--max-taint C] "
-	    "[--class C] [--untrusted] [--id ID] [--config PATH]" },
+	    "[--class C] [--untrusted] [--secret NAME] [--id ID] "
+	    "[--config PATH]" },
 	{ "grants remove", cmd_grants_remove,
 	    "bxctl grants remove [--config PATH] ID" },
 	{ "grants prune", cmd_grants_prune,
 	    "bxctl grants prune [--expired-for DURATION] [--dry-run] "
 	    "[--config PATH]" },
+	{ "secrets add", cmd_secrets_add,
+	    "bxctl secrets add NAME --host H... (--bearer | --header NAME | "
+	    "--basic USER) [--replace] [--config PATH]" },
+	{ "secrets list", cmd_secrets_list,
+	    "bxctl secrets list [--json] [--config PATH]" },
+	{ "secrets remove", cmd_secrets_remove,
+	    "bxctl secrets remove [--config PATH] NAME" },
 	{ "chat", cmd_chat,
 	    "bxctl chat [--session ID] [--say TEXT] [--json] "
 	    "[--loop-socket PATH] [--admin-socket PATH]" },

@@ -130,6 +130,25 @@ pty_prompt(struct pty *p, const char *text)
 	}
 }
 
+void
+pty_wait_echo(struct pty *p, bool on)
+{
+	long long until = now_ms() + PTY_TIMEOUT_MS;
+	struct termios t;
+
+	for (;;) {
+		if (tcgetattr(p->p_master, &t) == -1)
+			fail_msg("tcgetattr: %s", strerror(errno));
+		if (((t.c_lflag & ECHO) != 0) == on)
+			return;
+		if (now_ms() > until)
+			fail_msg("waited %d ms for the terminal's echo to be "
+			    "%s; it showed: \"%s\"", PTY_TIMEOUT_MS, on ?
+			    "on" : "off", p->p_out);
+		(void)read_some(p, 10);
+	}
+}
+
 bool
 pty_shown(const struct pty *p, const char *text)
 {

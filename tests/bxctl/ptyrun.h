@@ -39,6 +39,13 @@ size_t	pty_expect(struct pty *, const char *text);
  * the terminal's own line discipline, echoed by it, and a Ctrl-D lost.
  */
 void	pty_prompt(struct pty *, const char *text);
+/*
+ * Waits until the terminal's echo is on (on true) or off, reading what
+ * it shows meanwhile; fails after PTY_TIMEOUT_MS saying which it waited
+ * for. A program that reads a password turns it off before its prompt
+ * is complete, and must turn it back on however it ends.
+ */
+void	pty_wait_echo(struct pty *, bool on);
 /* Whether text appears anywhere in what was shown so far. */
 bool	pty_shown(const struct pty *, const char *text);
 void	pty_type(struct pty *, const char *bytes);

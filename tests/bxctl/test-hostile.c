@@ -6,6 +6,8 @@
  * escape.c (run.c): no byte a terminal would act on may appear, and each
  * block keeps its shape (two lines per approval).
  */
+#include <sys/stat.h>
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -148,11 +150,22 @@ static void
 test_grants_and_errors_are_data(void **state)
 {
 	struct fake_pair *e = *state;
+	char config[600], grants_dir[600];
 	const char *grants[] = { "grants", "check", "--admin-socket",
-	    e->admin_sock, NULL };
+	    e->admin_sock, "--config", config, NULL };
 	const char *refuse[] = { "refuse", "41", "--admin-socket",
 	    e->admin_sock, NULL };
 	struct run_result res;
+	FILE *f;
+
+	/* No grant, so no secret to check beside brokerd.toml. */
+	snprintf(config, sizeof(config), "%s/brokerd.toml", e->dir);
+	snprintf(grants_dir, sizeof(grants_dir), "%s/grants", e->dir);
+	assert_int_equal(mkdir(grants_dir, 0700), 0);
+	assert_non_null(f = fopen(config, "w"));
+	fprintf(f, "[paths]\nhome = \"%s\"\ngrants = \"%s\"\n", e->dir,
+	    grants_dir);
+	assert_int_equal(fclose(f), 0);
 
 	fake_admin_reply(e->admin, "check_grants", "{\"kind\":\"grants_report\","
 	    "\"problems\":[{\"file\":\"grants/" HOSTILE ".toml\",\"line\":3,"

@@ -30,6 +30,9 @@ static const char *const commands[][2] = {
 	{ "grants", "list" },
 	{ "grants", "add" },
 	{ "grants", "remove" },
+	{ "secrets", "add" },
+	{ "secrets", "list" },
+	{ "secrets", "remove" },
 };
 
 #define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))
@@ -197,6 +200,17 @@ test_operands(void **state)
 		    "TOOL\n" },
 		{ "grants", "remove", NULL, NULL, "bxctl grants remove: missing "
 		    "grant ID\n" },
+		{ "secrets", "add", "--bearer", "--host=h.example", "bxctl "
+		    "secrets add: missing NAME\n" },
+		{ "secrets", "add", "gh", "--host=h.example", "bxctl secrets "
+		    "add: give one of --bearer, --header NAME and --basic "
+		    "USER\n" },
+		{ "secrets", "add", "gh", "--bearer", "bxctl secrets add: "
+		    "missing --host HOST\n" },
+		{ "secrets", "remove", NULL, NULL, "bxctl secrets remove: "
+		    "missing NAME\n" },
+		{ "secrets", "list", "extra", NULL, "bxctl secrets list: "
+		    "unexpected argument 'extra'\n" },
 		{ "audit", "head", "--home", NULL, "bxctl audit head: option "
 		    "'--home' needs an argument\n" },
 	};

@@ -11,9 +11,11 @@
 #    NoNewPrivs 1, Seccomp 2, CapEff and CapBnd 0;
 #  - its user, mnt, pid, net, ipc and uts namespaces all differ from this
 #    shell's;
-#  - its mounts: none of the home's grants/, audit/, broker/ or
-#    run/owner-broker/, none under /home or /run, and none of those paths
-#    seen through its root (/proc/PID/root);
+#  - its mounts: none of the home's grants/, audit/, broker/,
+#    run/owner-broker/ or secrets/ (the secrets directory beside
+#    brokerd.toml, with a secret in it), none under /home or /run, and none
+#    of those paths, the secret file included, seen through its root
+#    (/proc/PID/root);
 #  - chats through bxctl chat with the scripted fake model: a read_file
 #    under an ask grant approved with bxctl approve, a read_file denied by
 #    a deny grant, a write_file, a shell and an http_fetch (no network
@@ -202,7 +204,7 @@ check_process() {
 	note "  its mount points (/proc/$inner/mountinfo):"
 	awk '{ print "    " $5 }' "/proc/$inner/mountinfo" | tee -a "$evidence"
 	for p in "$home/grants" "$home/audit" "$home/broker" \
-	    "$home/run/owner-broker"; do
+	    "$home/run/owner-broker" "$home/secrets" "$home/secrets/github.toml"; do
 		awk -v p="$p" '$5 == p || index($5, p "/") == 1 { bad = 1 }
 		    END { exit !bad }' "/proc/$inner/mountinfo" &&
 		    fail "the jail has a mount of $p"
@@ -213,7 +215,9 @@ check_process() {
 	awk '$5 ~ /^\/(home|run)(\/|$)/ || $5 == "'"$home"'" || $5 == "'"$top"'" { bad = 1 }
 	    END { exit !bad }' "/proc/$inner/mountinfo" &&
 	    fail "the jail has a mount of the whole home, or under /home or /run"
-	note "  not in the jail: grants/ audit/ broker/ run/owner-broker/ (no mount, not there through /proc/$inner/root); nothing mounted on /home, /run or the home itself"
+	# The secret is there on the host, so its absence above means something.
+	[ -s "$home/secrets/github.toml" ] || fail "$home/secrets/github.toml is gone"
+	note "  not in the jail: grants/ audit/ broker/ run/owner-broker/ secrets/ and its secret file (no mount, not there through /proc/$inner/root); nothing mounted on /home, /run or the home itself"
 }
 
 # run_runtime RUNTIME: a fresh home, the daemons, every check.
@@ -224,6 +228,11 @@ run_runtime() {
 	mkdir -p "$top/$runtime" && mkdir -m 700 "$home" || fail "cannot make $home"
 	mkdir -p "$home/logs" "$home/grants" "$home/model/requests" \
 	    "$files/ask/private" "$files/work"
+	# A secret beside brokerd.toml, as bxctl secrets add writes one.
+	mkdir -m 700 "$home/secrets" &&
+	    printf 'kind = "bearer"\nhosts = ["api.example.org"]\nvalue = "JAILED-SECRET-0123456789"\n' \
+	    > "$home/secrets/github.toml" && chmod 600 "$home/secrets/github.toml" ||
+	    fail "cannot write $home/secrets/github.toml"
 	export BOXMAKER_HOME="$home"
 	printf 'Buy oat milk.\nCall the plumber on Tuesday.\n' > "$files/ask/notes.txt"
 	printf 'not for the model\n' > "$files/ask/private/key.txt"

@@ -340,6 +340,77 @@ test_grant_of_root_hides_boxmaker(void **state)
 }
 
 /*
+ * What a grant of "/" and a shell with no paths find of the secrets
+ * directory beside brokerd.toml (here the home's) and of a secret file in
+ * it: nothing, by read_file or by shell.
+ */
+static void
+expect_secrets_hidden(struct sb_fixture *f, const char *dir)
+{
+	char path[PATH_MAX], *args, *out, *content;
+	struct rh_answer a;
+
+	out = sb_shell(f, "/", "ls -A %s 2>&1; cat %s/github.toml 2>&1; "
+	    "echo done", dir, dir);
+	if (strstr(out, "SECRET-VALUE") != NULL || strstr(out, "github.toml") ==
+	    NULL || strstr(out, "done") == NULL)
+		fail_msg("a shell under a grant of / saw %s: %s", dir, out);
+	/* The one mention of github.toml is cat's complaint. */
+	if (strstr(out, "No such file") == NULL)
+		fail_msg("%s/github.toml was there to a grant of /: %s", dir,
+		    out);
+	free(out);
+	snprintf(path, sizeof(path), "%s/github.toml", dir);
+	args = read_args(path);
+	a = sb_call(f, "read_file", args, &content);
+	assert_int_equal(a.a_status, BX_STATUS_FAILED);
+	if (strstr(content, "SECRET-VALUE") != NULL)
+		fail_msg("read_file under a grant of / read %s", path);
+	free(content);
+	free(args);
+}
+
+/*
+ * The secrets directory is one of Boxmaker's own paths: no grant shows
+ * it, "/" included, nor a shell with no paths; and where it is a symbolic
+ * link (which brokerd refuses to read secrets through), what it points to
+ * is covered all the same, though it lies outside the home.
+ */
+static void
+test_grant_of_root_hides_secrets(void **state)
+{
+	struct sb_fixture *f = *state;
+	char secrets[PATH_MAX], vault[PATH_MAX], *out;
+
+	snprintf(secrets, sizeof(secrets), "%s/secrets", f->home.dir);
+	assert_int_equal(mkdir(secrets, 0700), 0);
+	sb_put(secrets, "github.toml", "kind = \"bearer\"\nhosts = "
+	    "[\"api.github.com\"]\nvalue = \"SECRET-VALUE-0123456789\"\n");
+	sb_grant(f, "shell", "shell", "paths", "\"/\"");
+	sb_grant(f, "read", "read_file", "paths", "\"/\"");
+	expect_secrets_hidden(f, secrets);
+
+	sb_grant(f, "shell", "shell", "paths", "");
+	out = sb_shell(f, NULL, "ls -A %s 2>&1; echo done", secrets);
+	if (strstr(out, "github") != NULL || strstr(out, "No such file") ==
+	    NULL)
+		fail_msg("a shell with no paths listed %s: %s", secrets, out);
+	free(out);
+
+	/* Moved out of the home, a link left in its place. */
+	snprintf(vault, sizeof(vault), "%s/vault", f->top);
+	assert_int_equal(rename(secrets, vault), 0);
+	assert_int_equal(symlink(vault, secrets), 0);
+	sb_restart(f, 1);
+	sb_grant(f, "shell", "shell", "paths", "\"/\"");
+	expect_secrets_hidden(f, vault);
+	/* The probe after each case must find no grant for it. */
+	snprintf(vault, sizeof(vault), "%s/read.toml", f->home.grants);
+	assert_int_equal(unlink(vault), 0);
+	sb_after_case(f);
+}
+
+/*
  * A grant that reaches the audit log through a symlink shows an empty
  * directory (or, where podman's runc follows the link to mount the cover,
  * cannot start: unavailable); a writable grant holding the home cannot rename the home (or
@@ -460,6 +531,8 @@ main(int argc, char **argv)
 		    test_the_root_is_the_skeleton, sb_setup, sb_teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_grant_of_root_hides_boxmaker, sb_setup, sb_teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_grant_of_root_hides_secrets, sb_setup, sb_teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_boxmaker_paths_stay_covered, sb_setup, sb_teardown),
 		cmocka_unit_test_setup_teardown(test_no_network, sb_setup,

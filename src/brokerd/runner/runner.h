@@ -157,6 +157,8 @@ struct runner_sandbox_config {
 	const char			*rsc_home;
 	const char			*rsc_grants;
 	const char			*rsc_config_path;	/* or NULL */
+	/* The secrets directory beside brokerd.toml, or NULL. */
+	const char			*rsc_secrets;
 	const char			*rsc_broker_socket;
 	const char			*rsc_admin_socket;
 	const struct broker_log		*rsc_log;	/* NULL: silent */

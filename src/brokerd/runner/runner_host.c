@@ -1,10 +1,11 @@
 /*
  * runner_host.c: what the sandbox runtime learns once, at startup, about
  * the host it runs on (runner.h): the runtime's program and the
- * helper, the home's label, Boxmaker's own paths with their symlinks
- * resolved (so a grant that reaches them through a link still finds them
- * covered), the host's top-level entries for a grant of "/", the cgroup
- * tree, the tools' user, and any limit this host cannot hold.
+ * helper, the home's label, Boxmaker's own paths (the secrets directory
+ * among them) with their symlinks resolved (so a grant that reaches them
+ * through a link still finds them covered), the host's top-level entries
+ * for a grant of "/", the cgroup tree, the tools' user, and any limit
+ * this host cannot hold.
  */
 #include <sys/stat.h>
 
@@ -297,6 +298,7 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 	if (add_protected(rs, c->rsc_home, false) == -1 ||
 	    add_protected(rs, c->rsc_grants, false) == -1 ||
 	    add_protected(rs, c->rsc_config_path, true) == -1 ||
+	    add_protected(rs, c->rsc_secrets, false) == -1 ||
 	    add_protected(rs, c->rsc_broker_socket, true) == -1 ||
 	    add_protected(rs, c->rsc_admin_socket, true) == -1)
 		return bx_fail(err, "runner: out of memory");

@@ -58,7 +58,10 @@
 #define SANDBOX_EGRESS_CA	SANDBOX_EGRESS_DIR "/ca.pem"
 /* The sandbox's hostname. */
 #define SANDBOX_HOSTNAME	"boxmaker"
-/* Boxmaker's own paths that a host can hold: home, grants, config, sockets. */
+/*
+ * Boxmaker's own paths that a host can hold: home, grants, config,
+ * secrets, sockets.
+ */
 #define SANDBOX_MAX_PROTECTED	8
 /* Top-level entries of the host's "/" a grant of "/" mounts. */
 #define SANDBOX_MAX_ROOT_ENTRIES 64

@@ -47,10 +47,9 @@ bad:
 	    s);
 }
 
-/* --admin-socket, --help, and --json when json is not NULL. */
-static int
-admin_options(const struct cli_command *cmd, int argc, char **argv,
-    const char *help, char *buf, bool *json, int *ret_status)
+int
+options_admin_json(const struct cli_command *cmd, int argc, char **argv,
+    const char *help, char *buf, bool *ret_json, int *ret_status)
 {
 	static const struct option longopts[] = {
 		{ "admin-socket", required_argument, NULL, 'a' },
@@ -58,24 +57,19 @@ admin_options(const struct cli_command *cmd, int argc, char **argv,
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct option no_json[] = {
-		{ "admin-socket", required_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *socket = NULL;
+	bool json = false;
 	int ch;
 
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":h", json != NULL ? longopts :
-	    no_json, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			socket = optarg;
 			break;
 		case 'j':
-			*json = true;
+			json = true;
 			break;
 		case 'h':
 			*ret_status = cli_help(cmd, help);
@@ -87,24 +81,8 @@ admin_options(const struct cli_command *cmd, int argc, char **argv,
 	}
 	if ((*ret_status = options_operands(cmd, argc, argv, 0, "")) != CLI_OK)
 		return -1;
-	*ret_status = options_socket(cmd, socket, BX_HOME_ADMIN_SOCKET, buf);
-	return *ret_status == CLI_OK ? 0 : -1;
-}
-
-int
-options_admin_only(const struct cli_command *cmd, int argc, char **argv,
-    const char *help, char *buf, int *ret_status)
-{
-	return admin_options(cmd, argc, argv, help, buf, NULL, ret_status);
-}
-
-int
-options_admin_json(const struct cli_command *cmd, int argc, char **argv,
-    const char *help, char *buf, bool *ret_json, int *ret_status)
-{
-	bool json = false;
-
-	if (admin_options(cmd, argc, argv, help, buf, &json, ret_status) == -1)
+	if ((*ret_status = options_socket(cmd, socket, BX_HOME_ADMIN_SOCKET,
+	    buf)) != CLI_OK)
 		return -1;
 	*ret_json = json;
 	return 0;
@@ -125,18 +103,43 @@ options_operands(const struct cli_command *cmd, int argc, char **argv,
 }
 
 int
-options_grants_dir(const char *config_path, char **ret)
+options_config_dirs(const char *config_path, char **ret_config_dir,
+    char **ret_grants_dir)
 {
 	struct config *c;
 	struct bx_error err;
-	char *dir;
+	char *config_dir, *grants_dir, *slash;
 
 	if (config_load(config_path, &c, &err) == -1)
 		return cli_fail("%s", err.msg);
-	dir = strdup(c->c_grants);
+	config_dir = strdup(c->c_path);
+	grants_dir = strdup(c->c_grants);
 	config_free(c);
-	if (dir == NULL)
+	if (config_dir == NULL || grants_dir == NULL) {
+		free(config_dir);
+		free(grants_dir);
 		return cli_fail("out of memory");
-	*ret = dir;
+	}
+	/* brokerd.toml's directory: "." for a name with no slash. */
+	if ((slash = strrchr(config_dir, '/')) == NULL)
+		strcpy(config_dir, ".");
+	else
+		slash[slash == config_dir ? 1 : 0] = '\0';
+	*ret_config_dir = config_dir;
+	*ret_grants_dir = grants_dir;
+	return CLI_OK;
+}
+
+int
+options_grants_dir(const char *config_path, char **ret)
+{
+	char *config_dir, *grants_dir;
+	int status;
+
+	if ((status = options_config_dirs(config_path, &config_dir,
+	    &grants_dir)) != CLI_OK)
+		return status;
+	free(config_dir);
+	*ret = grants_dir;
 	return CLI_OK;
 }

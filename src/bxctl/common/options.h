@@ -1,8 +1,9 @@
 /*
  * options.h: the option parsing the admin commands share: --admin-socket
  * PATH with its default, --help, an approval id operand, and the grants
- * directory of brokerd.toml. Only options_grants_dir() allocates; socket
- * paths go into the caller's buffer.
+ * and configuration directories of brokerd.toml. Only
+ * options_grants_dir() and options_config_dirs() allocate; socket paths go
+ * into the caller's buffer.
  */
 #ifndef BXCTL_OPTIONS_H
 #define BXCTL_OPTIONS_H
@@ -33,17 +34,11 @@ int	options_approval_id(const struct cli_command *, const char *,
 	    uint64_t *ret);
 
 /*
- * The whole command line of a command that takes only --admin-socket and
- * --help, and no operand (approvals, grants check): 0 with the socket path
- * in buf (SOCK_PATH_MAX bytes), or -1 with *ret_status the exit status
- * (help printed, or a usage error).
- */
-int	options_admin_only(const struct cli_command *, int argc, char **argv,
-	    const char *help, char *buf, int *ret_status);
-
-/*
- * The same for a console command that also takes --json (sessions,
- * grants list): *ret_json says whether it was given.
+ * The whole command line of a console command that takes only
+ * --admin-socket, --json and --help, and no operand (sessions, grants
+ * list): 0 with the socket path in buf (SOCK_PATH_MAX bytes) and
+ * *ret_json whether --json was given, or -1 with *ret_status the exit
+ * status (help printed, or a usage error).
  */
 int	options_admin_json(const struct cli_command *, int argc, char **argv,
 	    const char *help, char *buf, bool *ret_json, int *ret_status);
@@ -62,5 +57,13 @@ int	options_operands(const struct cli_command *, int argc, char **argv,
  * string the caller frees, or prints why not and returns CLI_FAIL.
  */
 int	options_grants_dir(const char *config_path, char **ret);
+
+/*
+ * The same, and the directory brokerd.toml is in, whose secrets/ holds
+ * the secret files (brokerd/secret.h): CLI_OK with both new strings the
+ * caller frees, or CLI_FAIL, said.
+ */
+int	options_config_dirs(const char *config_path, char **ret_config_dir,
+	    char **ret_grants_dir);
 
 #endif

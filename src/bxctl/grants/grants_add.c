@@ -37,6 +37,9 @@ static const char grants_add_help[] =
     "  --max-taint CLASS    public, private or secret (default private)\n"
     "  --class CLASS        result_class (default private)\n"
     "  --untrusted          results may carry instructions\n"
+    "  --secret NAME        http_fetch only: send the secret NAME\n"
+    "                       (secrets/NAME.toml, boxmaker-secret(5)) to\n"
+    "                       the hosts, which must be exact names\n"
     "  --id ID              the grant id (default TOOL-YYYYMMDD-HHMMSS,\n"
     "                       UTC, with - for _)\n"
     "  --config PATH        brokerd.toml, for the grants directory\n"
@@ -52,6 +55,7 @@ struct add_opts {
 	const char	*ad_class;
 	const char	*ad_id;
 	const char	*ad_config;
+	const char	*ad_secret;
 	bool		 ad_untrusted;
 	const char	**ad_paths;
 	size_t		 ad_npaths;
@@ -71,6 +75,7 @@ parse(const struct cli_command *cmd, int argc, char **argv,
 		{ "max-taint", required_argument, NULL, 't' },
 		{ "class", required_argument, NULL, 'k' },
 		{ "untrusted", no_argument, NULL, 'u' },
+		{ "secret", required_argument, NULL, 's' },
 		{ "id", required_argument, NULL, 'i' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
@@ -102,6 +107,9 @@ parse(const struct cli_command *cmd, int argc, char **argv,
 			break;
 		case 'u':
 			o->ad_untrusted = true;
+			break;
+		case 's':
+			o->ad_secret = optarg;
 			break;
 		case 'i':
 			o->ad_id = optarg;
@@ -192,6 +200,7 @@ add(const struct cli_command *cmd, const struct add_opts *o,
 	gt.gt_npaths = o->ad_npaths;
 	gt.gt_hosts = o->ad_hosts;
 	gt.gt_nhosts = o->ad_nhosts;
+	gt.gt_secret = o->ad_secret;
 	if (o->ad_id != NULL && strlen(o->ad_id) >= sizeof(id))
 		status = cli_fail("'%s' is not a valid grant id (1 to %d "
 		    "characters of a-z, 0-9 and -)", o->ad_id, BX_ID_MAX);

@@ -1,29 +1,70 @@
 /*
- * grants_check.c: `bxctl grants check`, brokerd's report on the grant files:
- * one line per problem, or "grants: ok".
+ * grants_check.c: `bxctl grants check`, brokerd's report on the grant
+ * files, and then bxctl's own check of every secret a grant names: its
+ * file read as brokerd reads it for a call (present, modes, form) and
+ * every host of the grant among the secret's hosts (secret_check_grant(),
+ * brokerd/secret.h). brokerd's loading never reads a secret, so this is
+ * done here, on the secrets directory beside brokerd.toml. One line per
+ * problem, or "grants: ok".
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "brokerd/grants.h"
 #include "bxctl/commands.h"
 #include "bxctl/common/admin.h"
 #include "bxctl/common/escape.h"
 #include "bxctl/common/options.h"
+#include "bxctl/secrets/secretprob.h"
 
 static const char grants_help[] =
-    "Asks brokerd to load the grant files as it would for a call, and\n"
-    "prints each problem as FILE:LINE: PROBLEM, or \"grants: ok\".\n"
-    "Exit status 1 if there are problems.\n"
+    "Asks brokerd to load the grant files as it would for a call, then\n"
+    "reads each secret a grant names as brokerd would for the call (its\n"
+    "file, its modes and form, and every host of the grant among the\n"
+    "secret's), and prints each problem as FILE:LINE: PROBLEM, or\n"
+    "\"grants: ok\". Exit status 1 if there are problems.\n"
     "\n"
     "  --admin-socket PATH  brokerd's admin socket (default\n"
     "                       <home>/" BX_HOME_ADMIN_SOCKET ")\n"
+    "  --config PATH        brokerd.toml, for the grants directory and\n"
+    "                       the secrets beside it (default: brokerd's own\n"
+    "                       default)\n"
     "  --help               this text\n";
 
-/* Asks brokerd for the report and prints it; the exit status. */
+/* The secrets the grants name, each checked; problems into l. */
 static int
-check(const char *path)
+check_secrets(const char *config_path, struct secretprob_list *l)
 {
+	struct secret_sink sink = secretprob_sink(l);
+	char *config_dir, *grants_dir;
+	struct grants *set = NULL;
+	struct bx_error err;
+	size_t i;
+	int status = CLI_OK;
+
+	if ((status = options_config_dirs(config_path, &config_dir,
+	    &grants_dir)) != CLI_OK)
+		return status;
+	if (grants_load(grants_dir, &set, &err) == -1)
+		status = cli_fail("%s", err.msg);
+	for (i = 0; status == CLI_OK && i < set->gs_len; i++)
+		if (secret_check_grant(config_dir, &set->gs_grants[i], &sink,
+		    &err) == -1)
+			status = cli_fail("%s", err.msg);
+	grants_free(set);
+	free(config_dir);
+	free(grants_dir);
+	return status;
+}
+
+/* Asks brokerd for the report, checks the secrets, prints; the status. */
+static int
+check(const char *path, const char *config_path)
+{
+	struct secretprob_list secrets = { NULL, 0 };
 	struct bx_grants_report *report;
 	struct bx_grant_problem *gp;
 	struct bx_msg *req, *answer;
@@ -37,31 +78,73 @@ check(const char *path)
 	bx_msg_free(req);
 	if (r == -1)
 		return cli_fail("%s", err.msg);
+	if ((r = check_secrets(config_path, &secrets)) != CLI_OK) {
+		bx_msg_free(answer);
+		secretprob_clear(&secrets);
+		return r;
+	}
 	report = &answer->grants_report;
-	if (report->nproblems == 0)
+	if (report->nproblems == 0 && secrets.spl_len == 0)
 		printf("grants: ok\n");
 	for (i = 0; i < report->nproblems; i++) {
 		gp = &report->problems[i];
-		escape_puts(stdout, gp->file);
-		if (gp->has_line)
-			printf(":%" PRIu64, gp->line);
-		printf(": ");
-		escape_puts(stdout, gp->problem);
-		printf("\n");
+		escape_problem(stdout, gp->file, gp->has_line, gp->line,
+		    gp->problem);
 	}
-	r = report->nproblems == 0 ? CLI_OK : CLI_FAIL;
+	secretprob_print(stdout, &secrets, NULL);
+	r = report->nproblems == 0 && secrets.spl_len == 0 ? CLI_OK :
+	    CLI_FAIL;
 	bx_msg_free(answer);
+	secretprob_clear(&secrets);
 	return r;
+}
+
+/* 0, or -1 with *ret_status the exit status (help, or a usage error). */
+static int
+parse(const struct cli_command *cmd, int argc, char **argv,
+    const char **ret_socket, const char **ret_config, int *ret_status)
+{
+	static const struct option longopts[] = {
+		{ "admin-socket", required_argument, NULL, 'a' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'a':
+			*ret_socket = optarg;
+			break;
+		case 'c':
+			*ret_config = optarg;
+			break;
+		case 'h':
+			*ret_status = cli_help(cmd, grants_help);
+			return -1;
+		default:
+			*ret_status = cli_option_error(cmd, ch, argv);
+			return -1;
+		}
+	}
+	*ret_status = options_operands(cmd, argc, argv, 0, "");
+	return *ret_status == CLI_OK ? 0 : -1;
 }
 
 int
 cmd_grants_check(const struct cli_command *cmd, int argc, char **argv)
 {
+	const char *socket = NULL, *config = NULL;
 	char path[SOCK_PATH_MAX];
 	int status;
 
-	if (options_admin_only(cmd, argc, argv, grants_help, path,
-	    &status) == -1)
+	if (parse(cmd, argc, argv, &socket, &config, &status) == -1)
 		return status;
-	return check(path);
+	if ((status = options_socket(cmd, socket, BX_HOME_ADMIN_SOCKET,
+	    path)) != CLI_OK)
+		return status;
+	return check(path, config);
 }

@@ -1,9 +1,8 @@
 /*
  * grantwrite.c: grant files written and removed for the owner
- * (grantwrite.h). The order of the steps is the durability notes': the
- * whole file synced under a temporary name, then one rename that cannot
- * replace anything, then the directory synced, so that a crash leaves
- * either no grant or the whole grant, and never a different one.
+ * (grantwrite.h). The steps that put a file in place and take it away are
+ * putfile.h's, with a rename that cannot replace anything, so that a
+ * crash leaves either no grant or the whole grant, never a different one.
  */
 #include <sys/stat.h>
 
@@ -16,60 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bxctl/common/putfile.h"
+#include "bxctl/common/tomlquote.h"
 #include "bxctl/grants/grantwrite.h"
 #include "proto/types.h"
 #include "proto/readfile.h"
-#include "proto/utf8.h"
 #include "proto/writefile.h"
-
-/* The code point of the valid UTF-8 sequence of n bytes at p. */
-static uint32_t
-code_point(const unsigned char *p, size_t n)
-{
-	static const unsigned char lead_mask[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
-	uint32_t cp = p[0] & lead_mask[n];
-	size_t i;
-
-	for (i = 1; i < n; i++)
-		cp = (cp << 6) | (p[i] & 0x3f);
-	return cp;
-}
-
-void
-grantwrite_quote(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t avail = strlen(s), n;
-	uint32_t cp;
-
-	fputc('"', f);
-	while (avail > 0) {
-		n = bx_utf8_len(p, avail);
-		if (n == 0) {
-			/* Not UTF-8: kept, so that the loader says so. */
-			fputc(*p, f);
-			n = 1;
-		} else if (n > 1) {
-			cp = code_point(p, n);
-			if (cp > 0xffff)
-				fprintf(f, "\\U%08" PRIX32, cp);
-			else
-				fprintf(f, "\\u%04" PRIX32, cp);
-		} else if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04X", *p);
-		else
-			fputc(*p, f);
-		p += n;
-		avail -= n;
-	}
-	fputc('"', f);
-}
 
 /* key = ["a", "b"] */
 static void
@@ -81,7 +32,7 @@ string_array(FILE *f, const char *key, const char *const *list, size_t n)
 	for (i = 0; i < n; i++) {
 		if (i > 0)
 			fputs(", ", f);
-		grantwrite_quote(f, list[i]);
+		tomlquote_file(f, list[i]);
 	}
 	fputs("]\n", f);
 }
@@ -118,15 +69,20 @@ grantwrite_text(const struct grant_text *gt, char **ret, size_t *ret_len,
 	if (gt->gt_comment != NULL)
 		comment(f, gt->gt_comment);
 	fputs("tool = ", f);
-	grantwrite_quote(f, gt->gt_tool);
+	tomlquote_file(f, gt->gt_tool);
 	fputs("\nmode = ", f);
-	grantwrite_quote(f, gt->gt_mode);
+	tomlquote_file(f, gt->gt_mode);
 	fputs("\nmax_taint = ", f);
-	grantwrite_quote(f, gt->gt_max_taint);
+	tomlquote_file(f, gt->gt_max_taint);
 	fputs("\nresult_class = ", f);
-	grantwrite_quote(f, gt->gt_class);
+	tomlquote_file(f, gt->gt_class);
 	fprintf(f, "\nuntrusted = %s\nexpires = \"%s\"\n",
 	    gt->gt_untrusted ? "true" : "false", expires);
+	if (gt->gt_secret != NULL) {
+		fputs("secret = ", f);
+		tomlquote_file(f, gt->gt_secret);
+		fputc('\n', f);
+	}
 	if (gt->gt_npaths > 0 || gt->gt_nhosts > 0)
 		fputs("\n[constraints]\n", f);
 	if (gt->gt_npaths > 0)
@@ -198,109 +154,27 @@ judge(const char *dir, const char *id, const char *buf, size_t len,
 	return rc;
 }
 
-/* The whole of buf in a new temporary file in dir, synced; its name in tmp. */
-static int
-write_temporary(const char *dir, const char *id, const char *buf,
-    size_t len, char *tmp, struct bx_error *err)
-{
-	int fd, saved;
-
-	/* A dot first and no .toml at the end: the loader never reads it. */
-	if ((size_t)snprintf(tmp, PATH_MAX, "%s/.%s.toml.XXXXXX", dir, id) >=
-	    PATH_MAX)
-		return bx_fail(err, "%s: the path is too long", dir);
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
-		return bx_fail(err, "cannot create a file in %s: %s", dir,
-		    strerror(errno));
-	if (bx_write_all(fd, buf, len) == -1 || fsync(fd) == -1) {
-		saved = errno;
-		close(fd);
-		unlink(tmp);
-		return bx_fail(err, "cannot write %s: %s", tmp,
-		    strerror(saved));
-	}
-	if (close(fd) == -1) {
-		saved = errno;
-		unlink(tmp);
-		return bx_fail(err, "cannot write %s: %s", tmp,
-		    strerror(saved));
-	}
-	return 0;
-}
-
-/*
- * Renames from to to unless to exists. A file system without
- * RENAME_NOREPLACE gets link and unlink, which refuse an existing name
- * the same way.
- */
-static int
-rename_noreplace(const char *from, const char *to)
-{
-	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
-		return 0;
-	if (errno != EINVAL && errno != ENOSYS)
-		return -1;
-	if (link(from, to) == -1)
-		return -1;
-	(void)unlink(from);
-	return 0;
-}
-
 int
 grantwrite_put(const char *dir, const char *id, const char *buf, size_t len,
     struct bx_error *err)
 {
-	char file[PATH_MAX], tmp[PATH_MAX];
-	int saved;
+	char file[PATH_MAX];
 
 	if (file_name(dir, id, ".toml", file, err) == -1 ||
 	    judge(dir, id, buf, len, err) == -1)
 		return -1;
-	if (write_temporary(dir, id, buf, len, tmp, err) == -1)
-		return -1;
-	if (rename_noreplace(tmp, file) == -1) {
-		saved = errno;
-		unlink(tmp);
-		if (saved == EEXIST)
-			return bx_fail(err, "%s already exists; nothing was "
-			    "replaced", file);
-		return bx_fail(err, "cannot put %s in place: %s", file,
-		    strerror(saved));
-	}
-	if (bx_fsync_dir(dir) == -1) {
-		/* Not known to last: taken back, so failure means absent. */
-		saved = errno;
-		unlink(file);
-		return bx_fail(err, "cannot sync %s: %s", dir,
-		    strerror(saved));
-	}
-	return 0;
+	return putfile_put(dir, strrchr(file, '/') + 1, buf, len, false, err);
 }
 
 int
 grantwrite_remove(const char *dir, const char *id, struct bx_error *err)
 {
-	char file[PATH_MAX];
-	struct stat st;
+	char file[PATH_MAX], what[BX_ID_MAX + 8];
 
 	if (file_name(dir, id, ".toml", file, err) == -1)
 		return -1;
-	if (lstat(file, &st) == -1) {
-		if (errno == ENOENT)
-			return bx_fail(err, "there is no grant %s (no %s)",
-			    id, file);
-		return bx_fail(err, "%s: %s", file, strerror(errno));
-	}
-	if (!S_ISREG(st.st_mode))
-		return bx_fail(err, "%s is not a regular file; it was not "
-		    "removed", file);
-	if (unlink(file) == -1)
-		return bx_fail(err, "cannot remove %s: %s", file,
-		    strerror(errno));
-	if (bx_fsync_dir(dir) == -1)
-		return bx_fail(err, "removed %s, but cannot sync %s: %s", file,
-		    dir, strerror(errno));
-	return 0;
+	snprintf(what, sizeof(what), "grant %s", id);
+	return putfile_remove(dir, strrchr(file, '/') + 1, what, err);
 }
 
 /* Whether the file at path holds exactly bytes; -1 if it cannot be read. */
@@ -334,12 +208,12 @@ grantwrite_remove_same(const char *dir, const char *id, const char *bytes,
 	if (lstat(file, &st) == -1 || !S_ISREG(st.st_mode))
 		return bx_fail(err, "%s is no longer a regular file; it was "
 		    "not removed", file);
-	if (rename_noreplace(file, aside) == -1)
+	if (putfile_rename_noreplace(file, aside) == -1)
 		return bx_fail(err, "cannot move %s aside: %s", file,
 		    strerror(errno));
 	if ((same = holds(aside, bytes, len, err)) != 1) {
 		/* Changed since it was read, or unreadable: it stays. */
-		if (rename_noreplace(aside, file) == -1)
+		if (putfile_rename_noreplace(aside, file) == -1)
 			return bx_fail(err, "%s changed while it was being "
 			    "removed and cannot be put back from %s: %s", file,
 			    aside, strerror(errno));

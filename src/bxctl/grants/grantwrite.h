@@ -3,18 +3,14 @@
  * --for`, `grants add`) and removes (`grants remove`).
  *
  * The text is what a person would write (boxmaker-grant(5)): a comment,
- * the keys one per line, every string a TOML basic string. Everything but
- * printable ASCII in a string is escaped (\", \\, \n, \u00XX, \uXXXX,
- * \UXXXXXXXX), so a path the model chose cannot put a control character,
- * a bidi override or a zero-width space into a file the owner reads; a
- * byte that is not UTF-8 is written as it is, and brokerd's loader then
- * refuses the file in its own words.
+ * the keys one per line, every string a TOML basic string written by
+ * tomlquote.h.
  *
  * A file is judged by brokerd's own loader (brokerd/grants.h) before it
  * is put in place, and put there so that no reader ever sees part of it
- * and nothing is ever replaced: a temporary file in the grants directory
- * (a name not ending in .toml, which the loader skips), fsync, a rename
- * that refuses an existing name, fsync of the directory.
+ * and nothing is ever replaced (putfile.h: a temporary file the loader
+ * skips, fsync, a rename that refuses an existing name, fsync of the
+ * directory).
  *
  * Nothing here prints. Ownership: grantwrite_text() and
  * grantwrite_check() allocate *ret; the caller frees the text with free()
@@ -48,10 +44,8 @@ struct grant_text {
 	size_t		 gt_npaths;
 	const char	*const *gt_hosts;
 	size_t		 gt_nhosts;
+	const char	*gt_secret;	/* a secret's name, or NULL */
 };
-
-/* Writes s as a TOML basic string, quotes included. */
-void	grantwrite_quote(FILE *, const char *s);
 
 /* The file's text, NUL-terminated, into *ret (*ret_len bytes). */
 int	grantwrite_text(const struct grant_text *, char **ret,

@@ -3,7 +3,8 @@
  * loopd.toml into the default configuration directory (proto/defaults.h)
  * with every path written out for this user, makes the home and its
  * grants directory (empty: nothing runs until the owner writes a grant)
- * with a commented example grant beside it, checks the machine for what
+ * with a commented example grant beside it, and the secrets directory
+ * beside the files (empty, mode 0700), checks the machine for what
  * the runtime needs (machine.h) and ends with the commands that start
  * everything. The files' text is init_text.c's.
  */
@@ -19,10 +20,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "brokerd/secret.h"
 #include "bxctl/commands.h"
 #include "bxctl/common/options.h"
 #include "bxctl/init/init.h"
 #include "bxctl/init/machine.h"
+#include "bxctl/secrets/secretdir.h"
 #include "proto/defaults.h"
 #include "proto/writefile.h"
 
@@ -179,16 +182,35 @@ check_free(const struct bx_defaults *d, bool force)
 	return CLI_OK;
 }
 
+/*
+ * The configuration directory and the secrets directory in it, mode 0700,
+ * as brokerd's secret reader demands (an existing one of another mode or
+ * owner is named and refused).
+ */
+static int
+make_config_dirs(const struct bx_defaults *d)
+{
+	struct bx_error err;
+
+	if (make_dirs(d->d_config_dir) != CLI_OK)
+		return CLI_FAIL;
+	if (secretdir_make(d->d_config_dir, &err) == -1)
+		return cli_fail("%s", err.msg);
+	return CLI_OK;
+}
+
 static int
 write_configs(const struct bx_defaults *d, const struct init_text *t,
     bool force)
 {
-	if (make_dirs(d->d_config_dir) != CLI_OK ||
+	if (make_config_dirs(d) != CLI_OK ||
 	    write_file(d->d_brokerd_config, t->it_brokerd, force) != CLI_OK ||
 	    write_file(d->d_loopd_config, t->it_loopd, force) != CLI_OK)
 		return CLI_FAIL;
 	printf("wrote %s\nwrote %s\n", d->d_brokerd_config,
 	    d->d_loopd_config);
+	printf("made %s/" SECRET_DIR ": no secret yet (bxctl secrets add; "
+	    "boxmaker-secret(5))\n", d->d_config_dir);
 	return CLI_OK;
 }
 

@@ -25,6 +25,7 @@
 struct env {
 	char		*dir;
 	char		 sock[512];
+	char		 config[512];	/* brokerd.toml: no grant, no secret */
 	struct fake	*admin;
 };
 
@@ -32,10 +33,19 @@ static int
 setup(void **state)
 {
 	struct env *e = calloc(1, sizeof(*e));
+	char grants[600];
+	FILE *f;
 
 	assert_non_null(e);
 	e->dir = run_tempdir();
 	snprintf(e->sock, sizeof(e->sock), "%s/admin.sock", e->dir);
+	snprintf(e->config, sizeof(e->config), "%s/brokerd.toml", e->dir);
+	assert_non_null(f = fopen(e->config, "w"));
+	fprintf(f, "[paths]\nhome = \"%s\"\ngrants = \"%s/grants\"\n", e->dir,
+	    e->dir);
+	assert_int_equal(fclose(f), 0);
+	snprintf(grants, sizeof(grants), "%s/grants", e->dir);
+	assert_int_equal(mkdir(grants, 0700), 0);
 	e->admin = fake_admin_start(e->sock);
 	*state = e;
 	return 0;
@@ -255,7 +265,7 @@ test_grants_check_problems(void **state)
 	    "\"problem\":\"unknown key \\\"mod\\\"\"},{\"file\":"
 	    "\"grants/Bad.toml\",\"line\":null,\"problem\":\"\\\"Bad\\\" is "
 	    "not a valid grant id\"}]}");
-	run_admin(e, &res, "grants", "check", NULL, NULL);
+	run_admin(e, &res, "grants", "check", "--config", e->config);
 	expect(&res, 1, "grants/notes-read.toml:7: unknown key \"mod\"\n"
 	    "grants/Bad.toml: \"Bad\" is not a valid grant id\n", "");
 	assert_string_equal(fake_received(e->admin, 0),
@@ -271,7 +281,7 @@ test_grants_check_ok(void **state)
 
 	fake_admin_reply(e->admin, "check_grants",
 	    "{\"kind\":\"grants_report\",\"problems\":[]}");
-	run_admin(e, &res, "grants", "check", NULL, NULL);
+	run_admin(e, &res, "grants", "check", "--config", e->config);
 	expect(&res, 0, "grants: ok\n", "");
 	run_result_free(&res);
 }
@@ -294,7 +304,7 @@ test_not_running(void **state)
 	run_admin(e, &res, "approvals", NULL, NULL, NULL);
 	expect(&res, 1, "", want);
 	run_result_free(&res);
-	run_admin(e, &res, "grants", "check", NULL, NULL);
+	run_admin(e, &res, "grants", "check", "--config", e->config);
 	expect(&res, 1, "", want);
 	run_result_free(&res);
 

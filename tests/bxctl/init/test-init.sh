@@ -2,7 +2,8 @@
 # test-init.sh: build/bxctl init as an owner would run it, as a user other
 # than root (nobody, when the test runs as root) with a home of its own:
 # the files land in the XDG directories, a second run refuses to overwrite
-# them and --force does, the grants directory is empty, the example
+# them and --force does, the secrets directory beside them is 0700 and a
+# looser one is refused, the grants directory is empty, the example
 # beside it is no grant, and bad command lines exit 2. brokerd explain
 # reads the brokerd.toml it wrote, with the example copied in as a grant.
 #   test-init.sh BXCTL BROKERD
@@ -57,6 +58,15 @@ if grep -qx 'kind = "podman"' "$cfg/brokerd.toml" &&
 else
 	fail "the files lack the home, the runtime, the socket or the url"
 fi
+# The secrets directory beside the files: empty, 0700 and the owner's, as
+# brokerd's secret reader demands.
+if [ "$(stat -c '%a %u' "$cfg/secrets")" = "700 $(stat -c %u "$user")" ] &&
+    [ -z "$(ls -A "$cfg/secrets")" ] &&
+    grep -qF "made $cfg/secrets: no secret yet" "$tmp/out"; then
+	pass
+else
+	fail "$cfg/secrets is not an empty 0700 directory of the owner's: $(stat -c '%a %u' "$cfg/secrets" 2>&1)"
+fi
 expect 1 "$cfg/brokerd.toml exists; \`bxctl init --force\` overwrites it" \
     -- "$bxctl" init
 if [ -z "$(ls -A "$home/grants")" ] && [ -f "$home/example-grant.toml" ]
@@ -72,6 +82,14 @@ expect 2 "--runtime is podman or bwrap, not 'docker'" -- "$bxctl" init \
 expect 2 "unknown option '--frob'" -- "$bxctl" init --frob
 expect 2 "usage: bxctl init" -- "$bxctl" init extra
 expect 0 "usage: bxctl init" -- "$bxctl" init --help
+
+# A secrets directory brokerd would not read is named, and left as it is.
+chmod 755 "$cfg/secrets"
+expect 1 "$cfg/secrets: the secrets directory has mode 0755, not 0700" -- \
+    "$bxctl" init --force
+[ "$(stat -c %a "$cfg/secrets")" = 755 ] && pass ||
+    fail "init changed the mode of a secrets directory it refused"
+chmod 700 "$cfg/secrets"
 
 # brokerd reads what init wrote; the example loads once it is a grant.
 as_owner "$brokerd" explain read_file "{\"path\": \"$user/notes/a\"}"
