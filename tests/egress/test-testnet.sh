@@ -496,7 +496,9 @@ time.sleep(30)
 	expect "namespace A to the host's listener on $BX_TESTNET_HOST_A:$port" \
 	    timeout "$(ns_connect "$BX_TESTNET_HOST_A" "$port")"
 	took=$(($(date +%s) - start))
-	[ $took -le 4 ] || fail "namespace A's connect took $took s, not 2"
+	# The drop is what "timeout" proved; this only says the 2 s connect
+	# did not hang, with room for a loaded machine (5 s was seen).
+	[ $took -le 30 ] || fail "namespace A's connect took $took s, not about 2"
 	expect "namespace A to namespace B" "error 101" \
 	    "$(ns_connect "$BX_TESTNET_B" 443)"
 	expect "the host to namespace A" connected \
