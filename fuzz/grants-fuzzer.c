@@ -48,6 +48,14 @@ check_grant(const struct grant *g)
 		check(g->g_nhosts == 0);
 	if (g->g_tool == BX_TOOL_HTTP_FETCH)
 		check(g->g_npaths == 0 && g->g_nhosts > 0);
+	/* Rule 4: a secret, well named, on http_fetch to exact hosts. */
+	if (grant_secret(g) != NULL) {
+		check(bx_secret_name_check(grant_secret(g), &err) == 0);
+		check(g->g_tool == BX_TOOL_HTTP_FETCH);
+		for (i = 0; i < g->g_nhosts; i++)
+			check(bx_host_check(g->g_hosts[i],
+			    strlen(g->g_hosts[i]), &err) == 0);
+	}
 }
 
 static void

@@ -37,6 +37,8 @@ struct decoder {
 	bool				 d_oom;
 	int				 d_paths_line;	/* 0: no paths key */
 	int				 d_hosts_line;
+	int				 d_secret_line;	/* 0: no secret key */
+	bool				 d_tool_ok;	/* g_tool was decoded */
 };
 
 static const char *mode_names[GRANT_MODE_MAX] = { "auto", "ask", "deny" };
@@ -123,9 +125,14 @@ decode_tool(struct decoder *d, const struct toml_value *v)
 	const char *s = string_of(d, "tool", v);
 	struct bx_error err;
 
-	if (s != NULL && bx_tool_parse(s, &d->d_grant.g_tool, &err) == -1)
+	if (s == NULL)
+		return;
+	if (bx_tool_parse(s, &d->d_grant.g_tool, &err) == -1) {
 		problem(d, toml_value_line(v), "tool \"%s\" is not one of "
 		    "read_file, write_file, shell, http_fetch", s);
+		return;
+	}
+	d->d_tool_ok = true;
 }
 
 static void
@@ -275,6 +282,23 @@ decode_constraints(struct decoder *d, const struct toml_value *v)
 	}
 }
 
+/* The secret's name only: its file is read by the call (secret.h). */
+static void
+decode_secret(struct decoder *d, const struct toml_value *v)
+{
+	const char *s = string_of(d, "secret", v);
+	struct bx_error err;
+
+	if (s == NULL)
+		return;
+	if (bx_secret_name_check(s, &err) == -1) {
+		problem(d, toml_value_line(v), "field \"secret\" is not a "
+		    "valid secret name: %s", err.msg);
+		return;
+	}
+	memcpy(d->d_grant.g_secret, s, strlen(s) + 1);
+}
+
 /* One key of the top-level table. */
 static void
 decode_field(struct decoder *d, const char *key, int line,
@@ -299,8 +323,10 @@ decode_field(struct decoder *d, const char *key, int line,
 		decode_expires(d, v);
 	} else if (strcmp(key, "untrusted") == 0)
 		decode_untrusted(d, v);
-	else if (strcmp(key, "secret") == 0)
-		problem(d, line, "secrets are not supported until M4");
+	else if (strcmp(key, "secret") == 0) {
+		d->d_secret_line = line;
+		decode_secret(d, v);
+	}
 	else if (strcmp(key, "constraints") == 0)
 		decode_constraints(d, v);
 	else
@@ -325,6 +351,30 @@ check_required(struct decoder *d)
 		if ((d->d_seen & required[i].bit) == 0)
 			problem(d, 0, "missing required field \"%s\"",
 			    required[i].name);
+}
+
+/*
+ * A secret is sent only to hosts named exactly (design section 3,
+ * "Secrets"): a pattern would send it to hosts nobody listed.
+ */
+static void
+check_secret(struct decoder *d)
+{
+	const struct grant *g = &d->d_grant;
+	size_t i;
+
+	if (d->d_secret_line == 0 || !d->d_tool_ok)
+		return;
+	if (g->g_tool != BX_TOOL_HTTP_FETCH) {
+		problem(d, d->d_secret_line, "secret is only for http_fetch");
+		return;
+	}
+	for (i = 0; i < g->g_nhosts; i++)
+		if (g->g_hosts[i][0] == '*') {
+			problem(d, d->d_hosts_line, "a grant with a secret "
+			    "names exact hosts, not patterns");
+			return;
+		}
 }
 
 /* Rule 6: the constraints each tool takes (design section 3, "Loading"). */
@@ -387,6 +437,7 @@ decode_doc(struct decoder *d)
 		decode_field(d, key, line, toml_table_value_at(root, i));
 	check_required(d);
 	check_constraints(d);
+	check_secret(d);
 }
 
 int
@@ -421,6 +472,12 @@ grantfile_decode(const char *file, const char *buf, size_t len,
 	*ret = d.d_grant;
 	*ret_valid = true;
 	return 0;
+}
+
+const char *
+grant_secret(const struct grant *g)
+{
+	return g->g_secret[0] != '\0' ? g->g_secret : NULL;
 }
 
 const char *

@@ -53,6 +53,11 @@ struct grant {
 	char		**g_hosts;
 	size_t		 g_nhosts;
 	/*
+	 * The secret an http_fetch grant sends (secret.h), "" for none:
+	 * only its name, checked for form; loading never reads the file.
+	 */
+	char		 g_secret[BX_ID_MAX + 1];
+	/*
 	 * The file's bytes as read and decoded, kept so that only the
 	 * matched grant is hashed, and of exactly what was decided on.
 	 */
@@ -82,6 +87,9 @@ struct grants {
 };
 
 const char	*grant_mode_name(enum grant_mode);
+
+/* The name of the secret the grant sends, or NULL when it names none. */
+const char	*grant_secret(const struct grant *);
 
 /* The SHA-256 of the grant file's bytes, as the grant was read. */
 int		 grant_sha256(const struct grant *, struct bx_hash *ret,

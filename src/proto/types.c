@@ -343,3 +343,10 @@ bx_grant_id_check(const char *s, struct bx_error *err)
 {
 	return id_check("grant id", s, lower_digit_dash, "[a-z0-9-]", err);
 }
+
+/* The stem of a file under secrets/ (a secret is named like a grant). */
+int
+bx_secret_name_check(const char *s, struct bx_error *err)
+{
+	return id_check("secret name", s, lower_digit_dash, "[a-z0-9-]", err);
+}

@@ -56,12 +56,16 @@ void	bx_hash_format(const struct bx_hash *, char *buf);
 bool	bx_hash_equal(const struct bx_hash *, const struct bx_hash *);
 bool	bx_hash_is_zero(const struct bx_hash *);
 
-/* Identifiers: SessionId [a-z0-9-], CallId [A-Za-z0-9_-], grant id [a-z0-9-]. */
+/*
+ * Identifiers: SessionId [a-z0-9-], CallId [A-Za-z0-9_-], grant id and
+ * secret name [a-z0-9-].
+ */
 #define BX_ID_MAX	64
 
 int	bx_session_id_check(const char *, struct bx_error *);
 int	bx_call_id_check(const char *, struct bx_error *);
 int	bx_grant_id_check(const char *, struct bx_error *);
+int	bx_secret_name_check(const char *, struct bx_error *);
 
 /* The four tools a grant or a tool_request can name. */
 enum bx_tool {

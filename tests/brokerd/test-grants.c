@@ -287,13 +287,6 @@ test_rule3_tool(void **state)
 	    "http_fetch", 1);
 }
 
-static void
-test_rule4_secret(void **state)
-{
-	(void)state;
-	expect("x.toml", HEAD "secret = \"api-key\"\n" EXPIRES PATHS,
-	    "secrets are not supported until M4", 5);
-}
 
 static void
 test_rule5_patterns(void **state)
@@ -331,6 +324,66 @@ valid(const char *text)
 
 #define TOOL(t)	"tool = \"" t "\"\nmode = \"auto\"\nmax_taint = \"secret\"\n" \
 		"result_class = \"private\"\n" EXPIRES
+
+#define FETCH	"tool = \"http_fetch\"\nmode = \"auto\"\n" \
+		"max_taint = \"secret\"\nresult_class = \"private\"\n" EXPIRES
+
+/* Rule 4: a secret only on http_fetch, to exact hosts, by a valid name. */
+static void
+test_rule4_secret(void **state)
+{
+	(void)state;
+	expect("x.toml", HEAD "secret = \"api-key\"\n" EXPIRES PATHS,
+	    "secret is only for http_fetch", 5);
+	expect("x.toml", "tool = \"shell\"\nmode = \"auto\"\n"
+	    "max_taint = \"secret\"\nresult_class = \"private\"\n" EXPIRES
+	    "secret = \"api-key\"\n", "secret is only for http_fetch", 6);
+	expect("x.toml", FETCH "secret = \"github\"\n[constraints]\n"
+	    "hosts = [\"api.github.com\", \"*.github.com\"]\n",
+	    "a grant with a secret names exact hosts, not patterns", 8);
+	expect("x.toml", FETCH "secret = \"GitHub\"\n[constraints]\n"
+	    "hosts = [\"api.github.com\"]\n",
+	    "field \"secret\" is not a valid secret name", 6);
+	expect("x.toml", FETCH "secret = \"\"\n[constraints]\n"
+	    "hosts = [\"api.github.com\"]\n",
+	    "field \"secret\" is not a valid secret name", 6);
+	expect("x.toml", FETCH "secret = \"../github\"\n[constraints]\n"
+	    "hosts = [\"api.github.com\"]\n",
+	    "field \"secret\" is not a valid secret name", 6);
+	expect("x.toml", FETCH "secret = 7\n[constraints]\n"
+	    "hosts = [\"api.github.com\"]\n",
+	    "field \"secret\" must be a string, not integer", 6);
+	/* A tool that is not one of the four says only that. */
+	expect("x.toml", "tool = \"exec\"\nmode = \"auto\"\n"
+	    "max_taint = \"secret\"\nresult_class = \"private\"\n" EXPIRES
+	    "secret = \"api-key\"\n", "is not one of", 1);
+}
+
+/* A valid secret grant keeps the name; loading reads no secret file. */
+static void
+test_rule4_secret_valid(void **state)
+{
+	char *dir = fixture_dir();
+	struct grants *g;
+
+	(void)state;
+	fixture_text(dir, "gh.toml", FETCH "secret = \"github\"\n"
+	    "[constraints]\nhosts = [\"api.github.com\", \"uploads.github.com\"]\n");
+	fixture_text(dir, "plain.toml", FETCH "[constraints]\n"
+	    "hosts = [\"*.example.org\"]\n");
+	g = load(dir);
+	if (!grants_valid(g))
+		fail_msg("%s", g->gs_problems[0].gp_problem);
+	assert_int_equal(g->gs_len, 2);
+	assert_string_equal(g->gs_grants[0].g_id, "gh");
+	assert_non_null(grant_secret(&g->gs_grants[0]));
+	assert_string_equal(grant_secret(&g->gs_grants[0]), "github");
+	assert_string_equal(g->gs_grants[1].g_id, "plain");
+	assert_null(grant_secret(&g->gs_grants[1]));
+	grants_free(g);
+	fixture_remove(dir);
+	free(dir);
+}
 
 /* Rule 6, every cell of its table. */
 static void
@@ -650,6 +703,7 @@ main(void)
 		cmocka_unit_test(test_rule2_stem),
 		cmocka_unit_test(test_rule3_tool),
 		cmocka_unit_test(test_rule4_secret),
+		cmocka_unit_test(test_rule4_secret_valid),
 		cmocka_unit_test(test_rule5_patterns),
 		cmocka_unit_test(test_rule6_constraints),
 		cmocka_unit_test(test_rule7_paths),

@@ -80,6 +80,7 @@ struct ggrant {
 	enum flaw	 flaw;
 	bool		 write_untrusted;	/* untrusted = false, written */
 	bool		 write_empty;		/* paths = [], written */
+	bool		 with_secret;	/* a valid secret = "k": no input */
 };
 
 enum shape { GOOD, EXTRA_FIELD, MISSING_FIELD, WRONG_TYPE, NOT_OBJECT,
@@ -94,6 +95,17 @@ struct greq {
 	bool		 unreadable;
 	bool		 null_cwd;	/* "cwd": null rather than absent */
 };
+
+static bool
+has_pattern(const struct ggrant *g)
+{
+	int i;
+
+	for (i = 0; i < g->nlist; i++)
+		if (g->list[i][0] == '*')
+			return true;
+	return false;
+}
 
 static void
 gen_grant(struct ggrant *g, const char *id)
@@ -124,6 +136,9 @@ gen_grant(struct ggrant *g, const char *id)
 		g->flaw = (enum flaw)(1 + xs_pick(FLAW_MAX - 1));
 	g->write_untrusted = xs_chance(50);
 	g->write_empty = xs_chance(50);
+	/* A secret changes no decision; it fits exact fetch hosts only. */
+	g->with_secret = g->tool == FETCH && g->flaw == NONE &&
+	    !has_pattern(g) && xs_chance(30);
 }
 
 /* The grant's file, as an owner would write it. */
@@ -148,7 +163,14 @@ grant_text(const struct ggrant *g, char *buf, size_t len)
 	else
 		n += (size_t)snprintf(buf + n, len - n, "expires = \"%s\"\n",
 		    when);
+	/*
+	 * A flawed secret: on a tool other than http_fetch, beside a host
+	 * pattern, or with a name that is not a secret name.
+	 */
 	if (g->flaw == SECRET)
+		n += (size_t)snprintf(buf + n, len - n, "secret = \"%s\"\n",
+		    g->tool == FETCH && !has_pattern(g) ? "K" : "k");
+	else if (g->with_secret)
 		n += (size_t)snprintf(buf + n, len - n, "secret = \"k\"\n");
 	if (g->flaw == UNKNOWN_KEY)
 		n += (size_t)snprintf(buf + n, len - n, "colour = \"red\"\n");

@@ -132,6 +132,12 @@ test_ids(void **state)
 	assert_non_null(strstr(err.msg, "not 65"));
 	long_id[BX_ID_MAX] = '\0';
 	assert_int_equal(bx_grant_id_check(long_id, &err), 0);
+	assert_int_equal(bx_secret_name_check(long_id, &err), 0);
+	assert_int_equal(bx_secret_name_check("github-2", &err), 0);
+	assert_int_equal(bx_secret_name_check("GitHub", &err), -1);
+	assert_non_null(strstr(err.msg, "a secret name is made of"));
+	assert_int_equal(bx_secret_name_check("../x", &err), -1);
+	assert_int_equal(bx_secret_name_check("", &err), -1);
 }
 
 static void
