@@ -362,3 +362,44 @@ for n in sorted(os.listdir(os.path.join(fixtures, "messages"))):
     if not os.path.exists(dst):
         with open(os.path.join(fixtures, "messages", n), "rb") as f:
             put("frame", n, f.read())
+
+# redact (issue 41): settings (kind | limit on << 2 | cut tail << 3, the
+# limit, the cut occurrence's op, length and seed), the value and basic's
+# user as pieces of bytes the harness maps to printable ASCII, then
+# segments: an op byte, 0 and a piece of text, or form << 3 | encoding
+# (1 as it is, 2 hex, 3 base64, 4 percent, 5 JSON, 6 both, 7 upper hex)
+# and a seed byte.
+def redact(seed, value, segments, kind=0, limit=None, tail=None, user=b""):
+    def unmap(s):
+        return bytes((c - 0x21) if i in (0, len(s) - 1) else (c - 0x20)
+                     for i, c in enumerate(s))
+    flags = kind | (4 if limit is not None else 0) | (8 if tail else 0)
+    top, tk, ts = tail or (0, 0, 0)
+    head = bytes([flags]) + struct.pack("<H", limit or 0) + bytes([top]) + \
+        struct.pack("<HH", tk, ts)
+    body = b""
+    for s in segments:
+        body += b"\x00" + piece(s) if isinstance(s, bytes) else \
+            bytes([s[0] << 3 | s[1], s[2] if len(s) > 2 else 0])
+    put("redact", seed, head + piece(unmap(value)) + piece(unmap(user)) +
+        body)
+
+
+VAL = b"s3cr3t>T0k?n/42~x"
+EVERY = [(0, e, 7 * e) for e in range(1, 8)]
+redact("bearer-every-encoding", VAL,
+       [b"HTTP/1.1 200 OK\r\n\r\n"] + sum(([x, b" "] for x in EVERY), []))
+redact("bearer-header-forms", VAL, [b"Authorization: ", (1, 1), b"\n",
+                                     (1, 3, 1), b" ", (1, 4, 2)])
+redact("httpbin-echo", VAL, [b'{\n  "headers": {\n    "Authorization": "',
+                             (1, 5, 9), b'"\n  }\n}\n'])
+redact("basic-user", VAL, [b"u=", (1, 1), b" b=", (2, 3, 4), (2, 5, 3)],
+       kind=2, user=b"kyle")
+redact("header-limit-cut", VAL, [b"x" * 40, (0, 1), b"y" * 40], kind=1,
+       limit=50, tail=(0 << 3 | 2, 20, 77))
+redact("cut-percent", VAL, [b"q=", (0, 4, 5)], tail=(4, 13, 5))
+redact("cut-base64", VAL, [b"t="], tail=(3, 15, 0x0102))
+redact("periodic", b"a" * 64, [b"a" * 2000, (0, 3, 0), b"a" * 100])
+redact("value-with-escapes", b"p%41ss\\nword", [(0, 1), b" ", (0, 4, 6),
+                                               (0, 5, 2)])
+redact("marker-is-value", b"[secret k]", [b"a ", (0, 1), b" b"])

@@ -87,6 +87,12 @@ targets() {
 	# event or line over MODEL_STREAM_LINE_MAX, a body over
 	# MODEL_MAX_RESPONSE), and model_stream_free(NULL).
 	stream) echo src/loopd/model_stream.c ;;
+	# redact: out of memory, and an input over BX_REDACT_INPUT_MAX
+	# (the harness builds at most about 256 KiB); bx_redactor_new's
+	# refusals, which test-redact covers, as the harness's secrets are
+	# valid by construction.
+	redact) echo src/proto/redact.c src/proto/redact_decode.c \
+	    src/proto/redact_pattern.c ;;
 	# escape.c: escape_string's size overflow (SIZE_MAX / 6 bytes).
 	escape) echo src/bxctl/escape.c ;;
 	# peer.c: a timeout, a frame too large and a read error (the pipe
