@@ -17,6 +17,9 @@ libjansson-dev libssl-dev libcurl4-openssl-dev libcmocka-dev"
 # socat is no test's: docs/runbook.md's checks use it to reach the sockets,
 # so an owner who followed the README has it when the runbook asks.
 packages="$packages python3 strace socat"
+# The egress tests' HTTPS host (tests/egress/tls-host) gzips the body of
+# its /echo-gzip route with zlib.
+packages="$packages zlib1g-dev"
 # The runner (M3b): the two sandbox runtimes brokerd drives and the tests run
 # for real, podman's OCI runtime and its --init (catatonit), and libseccomp
 # for bwrap's filter.

@@ -4,8 +4,9 @@
 # any did.
 #
 #   test-testnet.sh --inside
-#       run by testnet.sh: the names, certificates, routes, logs and
-#       firewall of the network it made
+#       run by testnet.sh: the names, certificates, routes (the echo
+#       routes' every form of a header too), logs and firewall of the
+#       network it made
 #   test-testnet.sh --cleanup TESTNET_SH TLS_HOST
 #       runs testnet.sh (slot 0) to success, to a failing command, to a
 #       setup that fails half way, to SIGTERM and to SIGKILL, and checks
@@ -198,6 +199,255 @@ check_routes() {
 	children_gone
 }
 
+# has_line FILE LINE: FILE (a body or a log) holds LINE as a whole line.
+has_line() {
+	grep -qxF -- "$2" "$1" || fail "$(basename "$1") has no line '$2'"
+}
+
+# no_line FILE PATTERN: no line of FILE matches the basic regex PATTERN.
+no_line() {
+	if grep -q -- "$2" "$1"; then
+		fail "$(basename "$1") has a line matching '$2'"
+	fi
+}
+
+# hex_bytes TEXT: the bytes of TEXT as lower-case hex pairs, one line.
+hex_bytes() {
+	printf '%s' "$1" | od -An -v -tx1 | tr -d '\n'
+}
+
+# The forms below are computed in the shell character by character, with
+# as few programs run as can be: each costs tens of ms on a loaded host.
+
+# next_byte: takes the first character of $rest into $c and its hex into
+# $lower and $upper, from the lists $lows and $ups.
+next_byte() {
+	c=${rest%"${rest#?}"}
+	rest=${rest#?}
+	lows=${lows# }
+	ups=${ups# }
+	lower=${lows%% *}
+	upper=${ups%% *}
+	lows=${lows#"$lower"}
+	ups=${ups#"$upper"}
+}
+
+# pct FORM TEXT LOWS UPS: TEXT (its bytes' hex LOWS and UPS) as tls-host's
+# line FORM (pct-upper, pct-lower, pct-mix) writes it.
+pct() {
+	out=
+	i=0
+	rest=$2
+	lows=$3
+	ups=$4
+	while [ -n "$rest" ]; do
+		next_byte
+		case $c in
+		[[:alnum:]._~-]) unreserved=yes ;;
+		*) unreserved=no ;;
+		esac
+		case $1.$unreserved.$((i % 2)) in
+		pct-upper.*) out=$out%$upper ;;
+		pct-lower.yes.*) out=$out$c ;;
+		pct-lower.no.*) out=$out%$lower ;;
+		pct-mix.yes.1) out=$out$c ;;
+		pct-mix.*)
+			if [ $((i % 4)) -lt 2 ]; then
+				out=$out%$upper
+			else
+				out=$out%$lower
+			fi
+			;;
+		esac
+		i=$((i + 1))
+	done
+	printf '%s' "$out"
+}
+
+# json FORM TEXT LOWS UPS: {"auth":"TEXT"} as tls-host's line FORM (json,
+# json-mix) writes it; TEXT is printable ASCII.
+json() {
+	out=
+	i=0
+	rest=$2
+	lows=$3
+	ups=$4
+	while [ -n "$rest" ]; do
+		next_byte
+		case $1.$((i % 3)) in
+		json-mix.1) out="$out\\u00$upper" ;;
+		json-mix.2) out="$out\\u00$lower" ;;
+		*)
+			case $c in
+			'"' | '\' | /) out="$out\\$c" ;;
+			*) out=$out$c ;;
+			esac
+			;;
+		esac
+		i=$((i + 1))
+	done
+	printf '{"auth":"%s"}' "$out"
+}
+
+# urlsafe B64: sets url to B64 in the base64url alphabet.
+urlsafe() {
+	url=$1
+	while :; do
+		case $url in
+		*+*) url=${url%%+*}-${url#*+} ;;
+		*/*) url=${url%%/*}_${url#*/} ;;
+		*) return ;;
+		esac
+	done
+}
+
+# expected_forms SUBJECT TEXT: the 32 lines tls-host's /echo should send
+# for SUBJECT, in its order, each form of TEXT as written here.
+expected_forms() {
+	: >"$work/b64"
+	: >"$work/b64url"
+	for k in 0 1 2; do
+		case $k in
+		0) fill= ;;
+		1) fill=- ;;
+		2) fill=-- ;;
+		esac
+		for where in end inside; do
+			trailer=
+			[ $where = end ] || trailer=-trailer
+			std=$(printf '%s%s%s' "$fill" "$2" "$trailer" | base64 -w0)
+			urlsafe "$std"
+			printf '%s b64-%s-%s: %s\n%s b64-%s-%s-nopad: %s\n' \
+			    "$1" $k $where "$std" "$1" $k $where "${std%%=*}" \
+			    >>"$work/b64"
+			printf '%s b64url-%s-%s: %s\n%s b64url-%s-%s-nopad: %s\n' \
+			    "$1" $k $where "$url" "$1" $k $where "${url%%=*}" \
+			    >>"$work/b64url"
+		done
+	done
+	hex=$(hex_bytes "$2")
+	hex_up=$(printf '%s' "$hex" | tr a-f A-F)
+	printf '%s raw: %s\n' "$1" "$2"
+	cat "$work/b64" "$work/b64url"
+	for form in pct-upper pct-lower pct-mix; do
+		printf '%s %s: %s\n' "$1" $form \
+		    "$(pct $form "$2" "$hex" "$hex_up")"
+	done
+	for form in json json-mix; do
+		printf '%s %s: %s\n' "$1" $form \
+		    "$(json $form "$2" "$hex" "$hex_up")"
+	done
+	printf '%s hex-upper: %s\n' "$1" "$(printf '%s' $hex_up)"
+	printf '%s hex-lower: %s\n' "$1" "$(printf '%s' $hex)"
+}
+
+# check_forms FILE SUBJECT TEXT: the lines of SUBJECT in FILE, an /echo
+# body, are exactly expected_forms'.
+check_forms() {
+	expected_forms "$2" "$3" >"$work/want-$2"
+	grep "^$2 " "$1" >"$work/got-$2"
+	if ! cmp -s "$work/want-$2" "$work/got-$2"; then
+		fail "the $2 lines of $(basename "$1") are not the forms of '$3':" \
+		    "$(diff "$work/want-$2" "$work/got-$2")"
+	fi
+}
+
+# The echo routes and the header lines of the log, with a bearer token, a
+# Basic credential whose forms need escaping, and a header of no scheme.
+check_echo() {
+	log=$BX_TESTNET_DIR/log-a.txt
+	token=s3cr3t-v4lue-xyz
+	auth="Bearer $token"
+	fetch -H "Authorization: $auth" -o "$work/echo" \
+	    https://good.test/echo/authorization
+	check_forms "$work/echo" value "$auth"
+	check_forms "$work/echo" token "$token"
+	expect "lines of /echo/authorization (bearer)" 64 \
+	    "$(wc -l <"$work/echo")"
+	has_line "$log" "header good.test Authorization: $auth"
+	has_line "$log" "header good.test Host: good.test"
+	fetch -H "authorization:   $auth  " -o "$work/echo-upper" \
+	    https://good.test/echo/AUTHORIZATION
+	cmp -s "$work/echo" "$work/echo-upper" ||
+	    fail "/echo/AUTHORIZATION of '  $auth  ' differs from /echo/authorization"
+
+	# Basic: the header value, its base64, the decoded text, the password.
+	password='p4ss/w0rd+"q\'
+	basic=$(printf 'kyle:%s' "$password" | base64 -w0)
+	fetch -u "kyle:$password" -o "$work/echo-basic" \
+	    https://good.test/echo/authorization
+	check_forms "$work/echo-basic" value "Basic $basic"
+	check_forms "$work/echo-basic" basic "$basic"
+	check_forms "$work/echo-basic" basic-decoded "kyle:$password"
+	check_forms "$work/echo-basic" basic-password "$password"
+	expect "lines of /echo/authorization (basic)" 128 \
+	    "$(wc -l <"$work/echo-basic")"
+	has_line "$work/echo-basic" \
+	    "basic-password json: {\"auth\":\"p4ss\\/w0rd+\\\"q\\\\\"}"
+	has_line "$work/echo-basic" "basic-password pct-lower: p4ss%2fw0rd%2b%22q%5c"
+	has_line "$log" "header good.test Authorization: Basic $basic"
+
+	# A header of no scheme; a header that was not sent.
+	fetch -H "X-Api-Key: k3y-0f-n0-sch3me" -o "$work/echo-key" \
+	    https://good.test/echo/x-api-key
+	check_forms "$work/echo-key" value k3y-0f-n0-sch3me
+	expect "lines of /echo/x-api-key" 32 "$(wc -l <"$work/echo-key")"
+	expect "/echo/x-missing" "no x-missing header" \
+	    "$(fetch https://good.test/echo/x-missing)"
+	expect "/echo/bad name" 404 "$(fetch -o /dev/null -w '%{http_code}' \
+	    'https://good.test/echo/a:b')"
+
+	# gzip: the same body, compressed and said to be.
+	fetch -H "Authorization: $auth" -D "$work/gzip-head" -o "$work/gzip" \
+	    https://good.test/echo-gzip/authorization
+	grep -qix 'content-encoding: gzip.' "$work/gzip-head" ||
+	    fail "/echo-gzip has no Content-Encoding: gzip"
+	gzip -dc <"$work/gzip" >"$work/gunzipped" ||
+	    fail "/echo-gzip's body is not gzip"
+	cmp -s "$work/echo" "$work/gunzipped" ||
+	    fail "/echo-gzip's body, decompressed, differs from /echo's"
+	expect "/echo-gzip/x-missing" "no x-missing header" \
+	    "$(fetch --compressed https://good.test/echo-gzip/x-missing)"
+
+	# big: N bytes of 'x', the value, 1024 of 'x'.
+	fetch -H "Authorization: $auth" -o "$work/big-echo" \
+	    https://good.test/echo-big/authorization/100000
+	expect "/echo-big/authorization/100000 length" \
+	    $((100000 + ${#auth} + 1024)) "$(wc -c <"$work/big-echo")"
+	expect "/echo-big: 'x' before the value" 0 \
+	    "$(head -c 100000 "$work/big-echo" | tr -d x | wc -c)"
+	expect "/echo-big: the value at 100000" "$auth" \
+	    "$(tail -c +100001 "$work/big-echo" | head -c ${#auth})"
+	expect "/echo-big: 'x' after the value" "1024 0" \
+	    "$(tail -c 1024 "$work/big-echo" | wc -c) $(tail -c 1024 \
+	    "$work/big-echo" | tr -d x | wc -c)"
+	expect "/echo-big/x-missing/5" "no x-missing header" \
+	    "$(fetch https://good.test/echo-big/x-missing/5)"
+
+	# Redirects: curl keeps the header to the same host, drops it to
+	# another unless told, and the log shows which host got it.
+	fetch -L -H "Authorization: $auth" -o "$work/echo-same" \
+	    https://good.test/redirect/good.test/echo/authorization
+	has_line "$work/echo-same" "value raw: $auth"
+	fetch -L -H "Authorization: $auth" -o "$work/echo-other" \
+	    https://good.test/redirect/other.test/echo/authorization
+	expect "-L /redirect/other.test/echo/authorization" \
+	    "no authorization header" "$(cat "$work/echo-other")"
+	has_line "$log" "request other.test GET /echo/authorization"
+	has_line "$log" "header other.test Host: other.test"
+	no_line "$log" "^header other.test Authorization"
+	fetch -L --location-trusted -H "Authorization: $auth" \
+	    -o "$work/echo-trusted" \
+	    https://good.test/redirect/other.test/echo/authorization
+	has_line "$work/echo-trusted" "value raw: $auth"
+	has_line "$log" "header other.test Authorization: $auth"
+
+	# A byte outside 0x20..0x7e is \xNN in the log; a backslash is not.
+	fetch -H "$(printf 'X-Odd: a\tb\351c\\d')" https://good.test/ok \
+	    >/dev/null
+	has_line "$log" 'header good.test X-Odd: a\x09b\xe9c\d'
+}
+
 check_logs() {
 	d=$BX_TESTNET_DIR
 	grep -qx "accept $BX_TESTNET_HOST_A" "$d/log-a.txt" ||
@@ -213,7 +463,8 @@ check_logs() {
 	expect "accept lines in log-b.txt" 1 "$(grep -c '^accept ' "$d/log-b.txt")"
 	# A failed handshake is accepted but never becomes a request.
 	expect "log-bad.txt" "accept $BX_TESTNET_HOST_A" "$(cat "$d/log-bad.txt")"
-	bad=$(grep -v -e '^accept [0-9.]*$' -e '^request [^ ]* [A-Z]* /[^ ]*$' \
+	bad=$(LC_ALL=C grep -v -e '^accept [0-9.]*$' \
+	    -e '^request [^ ]* [A-Z]* /[^ ]*$' -e '^header [^ ]* [[:print:]]*$' \
 	    "$d"/log-*.txt)
 	[ -z "$bad" ] || fail "log lines of no known form: $bad"
 }
@@ -257,6 +508,7 @@ inside() {
 	check_env
 	check_names
 	check_routes
+	check_echo
 	check_logs
 	check_firewall
 	finish

@@ -11,8 +11,12 @@
  * The log gets "accept PEERADDR" at each TCP accept, before the
  * handshake, so a test can tell a host was never contacted at all, and
  * "request SNI METHOD PATH" once a request head has been read (SNI "-"
- * when the client sent none); PEERADDR is the bare IPv4 address. SIGTERM
- * ends the children and the server.
+ * when the client sent none), then "header SNI LINE" for each header line
+ * of that head, in the order sent: the line as received without its CR
+ * LF, so "Authorization: Bearer abc" for curl's headers, each byte
+ * outside 0x20..0x7e written \xNN (lower-case hex) so that a line stays a
+ * line, every other byte (a backslash too) as it is. PEERADDR is the bare
+ * IPv4 address. SIGTERM ends the children and the server.
  *
  * Routes (a query string is ignored, except that redirects carry it on):
  *   / and /ok                  200 "hello from SNI\n"
@@ -29,8 +33,21 @@
  *   /slowloris                 a status line, then a header byte a second
  *   /forged                    404 "forged" (chunked) with a header and a
  *                              trailer that each look like "HTTP/1.1 200"
+ *   /echo/NAME                 200, the value of the request's header NAME
+ *                              (any case; the first such header) in each
+ *                              form a redaction must find, one labelled
+ *                              line a form (echo-forms.h); no such header:
+ *                              200 "no NAME header\n"
+ *   /echo-gzip/NAME            the same body gzip-compressed, with
+ *                              Content-Encoding: gzip
+ *   /echo-big/NAME/N           200, N bytes of 'x' (N <= 1 GiB), the raw
+ *                              value of header NAME, 1024 bytes of 'x'; no
+ *                              such header: 200 "no NAME header\n"
  *   anything else              404 "not found\n"; a head that is not
- *                              HTTP/1.x or over 16 KiB: 400 "bad request\n"
+ *                              HTTP/1.x, over 16 KiB or of more than 128
+ *                              header lines: 400 "bad request\n"
+ * So /redirect/other.test/echo/authorization sends a client that follows
+ * it to another host's echo.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -48,14 +65,21 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include <zlib.h>
+
+#include "echo-forms.h"
+
 #define HEAD_MAX	(16 * 1024)	/* a request head, request line included */
+#define FIELDS_MAX	128		/* header lines in a request head */
 #define CHILDREN_MAX	32		/* connections served at once */
 #define BIG_MAX		1073741824ULL	/* the largest /big/N */
 #define CHAIN_MAX	20		/* the longest /chain/K */
@@ -63,7 +87,9 @@
 #define CHUNK_LEN	(64 * 1024)	/* one write of a big or endless body */
 #define SNI_MAX		255
 #define METHOD_MAX	32
-#define LOG_LINE_MAX	(HEAD_MAX + 512)
+#define ECHO_BIG_TAIL	1024		/* the 'x' after the value of /echo-big */
+/* A header line with every byte written \xNN, and the words before it. */
+#define LOG_LINE_MAX	(4 * HEAD_MAX + 512)
 /* A client that never finishes its handshake or head does not keep a child. */
 #define HEAD_TIMEOUT_S	60
 /* How long a finished answer waits for the client to close first. */
@@ -75,6 +101,8 @@ struct request {
 	char		*rq_path;	/* as sent, query included */
 	char		*rq_route;	/* a copy of the path without the query */
 	const char	*rq_query;	/* "?..." or "" */
+	char		*rq_fields[FIELDS_MAX];	/* header lines, no CR LF */
+	size_t		 rq_nfields;
 	bool		 rq_head_only;
 };
 
@@ -189,29 +217,31 @@ tls_write(SSL *ssl, const void *buf, size_t len)
 	return 0;
 }
 
-/* The status line and headers; length -1 means no Content-Length. */
+/*
+ * The status line and headers; fields is NULL or more header lines, each
+ * ending in CR LF; length -1 means no Content-Length.
+ */
 static int
-send_head(SSL *ssl, int status, const char *location, long long length)
+send_head(SSL *ssl, int status, const char *fields, long long length)
 {
-	char head[HEAD_MAX + 512], clen[64] = "";
+	char head[2 * HEAD_MAX], clen[64] = "";
 	int n;
 
 	if (length >= 0)
 		snprintf(clen, sizeof(clen), "Content-Length: %lld\r\n", length);
 	n = snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\n"
-	    "Content-Type: text/plain\r\n%s%s%s%sConnection: close\r\n\r\n",
-	    status, reason(status), clen,
-	    location != NULL ? "Location: " : "",
-	    location != NULL ? location : "", location != NULL ? "\r\n" : "");
+	    "Content-Type: text/plain\r\n%s%sConnection: close\r\n\r\n",
+	    status, reason(status), clen, fields != NULL ? fields : "");
 	if (n < 0 || (size_t)n >= sizeof(head))
 		return -1;
 	return tls_write(ssl, head, (size_t)n);
 }
 
 static int
-answer(SSL *ssl, struct request *rq, int status, const char *body, size_t len)
+answer_with(SSL *ssl, struct request *rq, int status, const char *fields,
+    const char *body, size_t len)
 {
-	if (send_head(ssl, status, NULL, (long long)len) == -1)
+	if (send_head(ssl, status, fields, (long long)len) == -1)
 		return -1;
 	if (rq->rq_head_only)
 		return 0;
@@ -219,9 +249,21 @@ answer(SSL *ssl, struct request *rq, int status, const char *body, size_t len)
 }
 
 static int
+answer(SSL *ssl, struct request *rq, int status, const char *body, size_t len)
+{
+	return answer_with(ssl, rq, status, NULL, body, len);
+}
+
+static int
 redirect(SSL *ssl, int status, const char *location)
 {
-	return send_head(ssl, status, location, 0);
+	char field[HEAD_MAX + 128];
+	int n;
+
+	n = snprintf(field, sizeof(field), "Location: %s\r\n", location);
+	if (n < 0 || (size_t)n >= sizeof(field))
+		return -1;
+	return send_head(ssl, status, field, 0);
 }
 
 static int
@@ -238,18 +280,14 @@ send_status(SSL *ssl, struct request *rq, int status, bool big)
 	return answer(ssl, rq, status, body, sizeof(body));
 }
 
-/* Content-Length bytes of 'a', written until done or the client is gone. */
+/* len bytes of c, written until done or the client is gone. */
 static int
-send_big(SSL *ssl, struct request *rq, unsigned long long len)
+write_repeated(SSL *ssl, char c, unsigned long long len)
 {
 	static char chunk[CHUNK_LEN];
 	size_t n;
 
-	if (send_head(ssl, 200, NULL, (long long)len) == -1)
-		return -1;
-	if (rq->rq_head_only)
-		return 0;
-	memset(chunk, 'a', sizeof(chunk));
+	memset(chunk, c, sizeof(chunk));
 	while (len > 0) {
 		n = len > sizeof(chunk) ? sizeof(chunk) : (size_t)len;
 		if (tls_write(ssl, chunk, n) == -1)
@@ -257,6 +295,17 @@ send_big(SSL *ssl, struct request *rq, unsigned long long len)
 		len -= n;
 	}
 	return 0;
+}
+
+/* Content-Length bytes of 'a'. */
+static int
+send_big(SSL *ssl, struct request *rq, unsigned long long len)
+{
+	if (send_head(ssl, 200, NULL, (long long)len) == -1)
+		return -1;
+	if (rq->rq_head_only)
+		return 0;
+	return write_repeated(ssl, 'a', len);
 }
 
 /* Lines of 'a' with no Content-Length, until the client goes away. */
@@ -349,6 +398,132 @@ send_redirect_to(SSL *ssl, struct request *rq, char *rest, bool with_port)
 	return redirect(ssl, 302, location);
 }
 
+/* An RFC 9110 token: what a header's name is made of. */
+static bool
+header_name(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+		    (*s >= '0' && *s <= '9') ||
+		    strchr("!#$%&'*+-.^_`|~", *s) != NULL))
+			return false;
+	return true;
+}
+
+/*
+ * The value of the first header named name (any case), spaces and tabs
+ * at either end removed; false when the request has none.
+ */
+static bool
+find_field(struct request *rq, const char *name, const char **value,
+    size_t *len)
+{
+	size_t i, n = strlen(name);
+	const char *v, *end;
+
+	for (i = 0; i < rq->rq_nfields; i++) {
+		if (strncasecmp(rq->rq_fields[i], name, n) != 0 ||
+		    rq->rq_fields[i][n] != ':')
+			continue;
+		v = rq->rq_fields[i] + n + 1;
+		v += strspn(v, " \t");
+		end = v + strlen(v);
+		while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		*value = v;
+		*len = (size_t)(end - v);
+		return true;
+	}
+	return false;
+}
+
+/* The gzip file of in (len bytes), in out. */
+static void
+gzip_into(const char *in, size_t len, struct echo_body *out)
+{
+	z_stream zs;
+	uLong bound;
+
+	memset(&zs, 0, sizeof(zs));
+	/* 16 + 15: a gzip header and trailer around a 32 KiB window. */
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + 15, 8,
+	    Z_DEFAULT_STRATEGY) != Z_OK)
+		errx(1, "deflateInit2 failed");
+	bound = deflateBound(&zs, (uLong)len);
+	if ((out->eb_data = malloc(bound)) == NULL)
+		err(1, "gzip body of %lu bytes", bound);
+	out->eb_cap = bound;
+	zs.next_in = (Bytef *)(uintptr_t)in;
+	zs.avail_in = (uInt)len;
+	zs.next_out = (Bytef *)out->eb_data;
+	zs.avail_out = (uInt)bound;
+	if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
+		errx(1, "deflate of %zu bytes failed", len);
+	out->eb_len = (size_t)zs.total_out;
+	deflateEnd(&zs);
+}
+
+/* /echo/NAME and /echo-gzip/NAME. */
+static int
+send_echo(SSL *ssl, struct request *rq, const char *name, bool gzip)
+{
+	struct echo_body body = { 0 }, packed = { 0 };
+	const char *value;
+	size_t len;
+	int r;
+
+	if (!header_name(name))
+		return -2;
+	if (find_field(rq, name, &value, &len))
+		echo_forms(&body, value, len);
+	else {
+		echo_append(&body, "no ", 3);
+		echo_append(&body, name, strlen(name));
+		echo_append(&body, " header\n", 8);
+	}
+	if (!gzip)
+		r = answer(ssl, rq, 200, body.eb_data, body.eb_len);
+	else {
+		gzip_into(body.eb_data, body.eb_len, &packed);
+		r = answer_with(ssl, rq, 200, "Content-Encoding: gzip\r\n",
+		    packed.eb_data, packed.eb_len);
+	}
+	free(packed.eb_data);
+	free(body.eb_data);
+	return r;
+}
+
+/* /echo-big/NAME/N: N bytes of 'x', the value, ECHO_BIG_TAIL of 'x'. */
+static int
+send_echo_big(SSL *ssl, struct request *rq, char *rest)
+{
+	char absent[HEAD_MAX + 32], *count;
+	unsigned long long n;
+	const char *value;
+	size_t len;
+
+	if ((count = strchr(rest, '/')) == NULL)
+		return -2;
+	*count++ = '\0';
+	if (!header_name(rest) || parse_number(count, BIG_MAX, &n) == -1)
+		return -2;
+	if (!find_field(rq, rest, &value, &len)) {
+		snprintf(absent, sizeof(absent), "no %s header\n", rest);
+		return answer(ssl, rq, 200, absent, strlen(absent));
+	}
+	if (send_head(ssl, 200, NULL, (long long)(n + len + ECHO_BIG_TAIL)) ==
+	    -1)
+		return -1;
+	if (rq->rq_head_only)
+		return 0;
+	if (write_repeated(ssl, 'x', n) == -1 ||
+	    tls_write(ssl, value, len) == -1)
+		return -1;
+	return write_repeated(ssl, 'x', ECHO_BIG_TAIL);
+}
+
 /* -2 means no route matched: the caller answers 404. */
 static int
 route(SSL *ssl, struct request *rq)
@@ -401,6 +576,12 @@ route(SSL *ssl, struct request *rq)
 		return send_slowloris(ssl);
 	if (strcmp(r, "/forged") == 0)
 		return send_forged(ssl);
+	if (strncmp(r, "/echo/", 6) == 0)
+		return send_echo(ssl, rq, r + 6, false);
+	if (strncmp(r, "/echo-gzip/", 11) == 0)
+		return send_echo(ssl, rq, r + 11, true);
+	if (strncmp(r, "/echo-big/", 10) == 0)
+		return send_echo_big(ssl, rq, r + 10);
 	return -2;
 }
 
@@ -421,9 +602,34 @@ printable(const char *s)
 }
 
 /*
+ * The header lines from p up to the blank line that ends the head, each
+ * cut at its LF (and a CR before it) into rq's fields; -2 when there are
+ * more than FIELDS_MAX.
+ */
+static int
+split_fields(char *p, struct request *rq)
+{
+	char *nl;
+
+	for (;;) {
+		/* The head holds a blank line: each line before it ends in LF. */
+		nl = strchr(p, '\n');
+		*nl = '\0';
+		if (nl > p && nl[-1] == '\r')
+			nl[-1] = '\0';
+		if (*p == '\0')
+			return 0;
+		if (rq->rq_nfields == FIELDS_MAX)
+			return -2;
+		rq->rq_fields[rq->rq_nfields++] = p;
+		p = nl + 1;
+	}
+}
+
+/*
  * Reads up to the blank line that ends the head; 0 with the request line
- * split in rq, -1 when the client went away, -2 when the head is too
- * long or not HTTP/1.x.
+ * split in rq and the header lines in its fields, -1 when the client went
+ * away, -2 when the head is too long, of too many lines or not HTTP/1.x.
  */
 static int
 read_head(SSL *ssl, char *head, struct request *rq)
@@ -449,6 +655,8 @@ read_head(SSL *ssl, char *head, struct request *rq)
 	*eol = '\0';
 	if (eol > head && eol[-1] == '\r')
 		eol[-1] = '\0';
+	if (split_fields(eol + 1, rq) == -2)
+		return -2;
 	rq->rq_method = head;
 	if ((rq->rq_path = strchr(head, ' ')) == NULL)
 		return -2;
@@ -487,6 +695,33 @@ copy_sni(SSL *ssl, char *sni)
 	sni[i] = '\0';
 }
 
+/*
+ * "header SNI LINE" for each header line: bytes outside 0x20..0x7e as
+ * \xNN, so a line of the log is one line of the head, and the rest as
+ * sent, so a test finds a header's value in the log as it was sent.
+ */
+static void
+log_fields(struct request *rq)
+{
+	static char line[4 * HEAD_MAX + 1];
+	const unsigned char *p;
+	size_t i, n;
+
+	for (i = 0; i < rq->rq_nfields; i++) {
+		n = 0;
+		for (p = (const unsigned char *)rq->rq_fields[i]; *p != '\0';
+		    p++) {
+			if (*p >= 0x20 && *p <= 0x7e)
+				line[n++] = (char)*p;
+			else
+				n += (size_t)snprintf(line + n,
+				    sizeof(line) - n, "\\x%02x", *p);
+		}
+		line[n] = '\0';
+		log_line("header %s %s", rq->rq_sni, line);
+	}
+}
+
 /* The child's whole life: one connection, one answer, then exit. */
 static void __attribute__((noreturn))
 serve(SSL_CTX *ctx, int fd)
@@ -514,6 +749,7 @@ serve(SSL_CTX *ctx, int fd)
 	} else {
 		log_line("request %s %s %s", rq.rq_sni, rq.rq_method,
 		    rq.rq_path);
+		log_fields(&rq);
 		if ((r = route(ssl, &rq)) == -2)
 			r = answer(ssl, &rq, 404, "not found\n", 10);
 	}
