@@ -35,6 +35,28 @@ well_formed(const char *s, size_t len)
 	return 0;
 }
 
+/*
+ * Closes fd, or for a standard descriptor puts /dev/null in its place: a
+ * closed stdin would be taken by the next pipe, whose close-on-exec curl
+ * would then run without.
+ */
+static void
+release(int fd)
+{
+	int nul;
+
+	if (fd > STDERR_FILENO) {
+		(void)close(fd);
+		return;
+	}
+	if ((nul = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+		return;
+	if (nul != fd) {
+		(void)dup2(nul, fd);
+		(void)close(nul);
+	}
+}
+
 int
 bxt_secret_take(int fd, struct bxt_outcome *out)
 {
@@ -52,7 +74,7 @@ bxt_secret_take(int fd, struct bxt_outcome *out)
 		if (secret_len == sizeof(secret_line) - 1)
 			break;
 	}
-	(void)close(fd);
+	release(fd);
 	if (n == -1) {
 		bxt_fail(out, "cannot read the secret's header: %s",
 		    strerror(errno));
