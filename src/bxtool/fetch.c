@@ -362,9 +362,14 @@ secret_conclude(const struct bxt_args *args, struct fetch_run *r, int status,
 		return 0;
 	code = out->o_code;
 	if (code / 100 == 3 && !r->truncated && target != 0) {
-		if (target == -1 || !fetch_same_host(next, host)) {
-			not_followed(args, code, target == -1 ? "" : next, host,
-			    out);
+		if (target == -1) {
+			bxt_fail(out, "HTTP %d: redirect to a URL of %d bytes "
+			    "or more not followed: the secret %s is only for %s",
+			    code, FETCH_URL_MAX, args->a_secret, host);
+			return 0;
+		}
+		if (!fetch_same_host(next, host)) {
+			not_followed(args, code, next, host, out);
 			return 0;
 		}
 		if (hops == FETCH_REDIRECTS_N) {
