@@ -14,6 +14,7 @@
 
 #include "brokerd/broker.h"
 #include "brokerd/broker_record.h"
+#include "brokerd/broker_run.h"
 #include "proto/sha256.h"
 
 struct broker {
@@ -217,25 +218,23 @@ static int
 run_and_answer(struct call *c, const struct decision *d, bool approved,
     struct bx_error *err)
 {
+	struct broker_run run;
 	struct run_result rr;
-	struct run_call call;
 	struct state_value after = c->c_st;
 	struct bx_error rerr;
 	const char *sent;
 	bool failed, stored;
 	int rc;
 
-	/* A runner that cannot say why is unavailable: still a Result record. */
-	call.rc_seq = c->c_rec.cr_decision;
-	call.rc_hangup_fd = c->c_peer->hangup_fd == NULL ? -1 :
+	memset(&rr, 0, sizeof(rr));
+	run.br_call = c->c_req->call;
+	run.br_seq = c->c_rec.cr_decision;
+	run.br_hangup_fd = c->c_peer->hangup_fd == NULL ? -1 :
 	    c->c_peer->hangup_fd(c->c_peer->ctx);
-	if (runner_run(d, approved, &call, c->c_b->b_cfg.runtime, &rr, &rerr)
-	    == -1) {
-		broker_log(c->c_b, "runner: %s", rerr.msg);
-		rr.rr_status = RUN_UNAVAILABLE;
-		rr.rr_text = strdup(rerr.msg);
-		rr.rr_truncated = false;
-	}
+	run.br_config_dir = c->c_b->b_cfg.config_dir;
+	run.br_runtime = c->c_b->b_cfg.runtime;
+	run.br_log = c->c_b->b_cfg.log;
+	broker_run(&run, d, approved, &rr);
 	if (rr.rr_status != RUN_UNAVAILABLE)
 		after = state_raise(after, decision_result_class(d),
 		    decision_untrusted(d));

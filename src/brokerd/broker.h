@@ -46,6 +46,8 @@
 
 struct broker_config {
 	const char			*grants_dir;
+	/* brokerd.toml's directory, where secrets/ is; NULL: no secrets. */
+	const char			*config_dir;
 	int64_t				 ttl_ms;	/* approvals */
 	struct audit			*audit;
 	struct state_store		*state;

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,12 +46,30 @@ static const struct toml_section sections[] = {
 	{ NULL, NULL, 0 },
 };
 
+/*
+ * The directory of the file at path, its real path when it has one (so
+ * that a relative --config still names it after a change of directory).
+ */
+static char *
+dir_of(const char *path)
+{
+	char *copy, *real;
+
+	if ((copy = strdup(path)) == NULL)
+		return NULL;
+	if ((real = realpath(dirname(copy), NULL)) == NULL)
+		real = strdup(dirname(copy));
+	free(copy);
+	return real;
+}
+
 void
 config_free(struct config *c)
 {
 	if (c == NULL)
 		return;
 	free(c->c_path);
+	free(c->c_dir);
 	free(c->c_home);
 	free(c->c_grants);
 	free(c->c_broker_socket);
@@ -149,7 +168,8 @@ config_load(const char *path, struct config **ret, struct bx_error *err)
 	free(buf);
 	if (rc == -1)
 		return -1;
-	if ((c->c_path = strdup(path)) == NULL) {
+	if ((c->c_path = strdup(path)) == NULL ||
+	    (c->c_dir = dir_of(path)) == NULL) {
 		config_free(c);
 		return bx_fail(err, "out of memory");
 	}

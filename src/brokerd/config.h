@@ -34,6 +34,7 @@
 
 struct config {
 	char	*c_path;	/* the file read; NULL from config_parse() */
+	char	*c_dir;		/* its directory, where secrets/ is; or NULL */
 	char	*c_home;
 	char	*c_grants;
 	char	*c_broker_socket;

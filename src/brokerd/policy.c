@@ -34,6 +34,7 @@ struct decision {
 	size_t			 d_npaths;
 	char			**d_hosts;
 	size_t			 d_nhosts;
+	char			 d_secret[BX_ID_MAX + 1];	/* "": none */
 
 	struct policy_candidate	*d_candidates;
 	char			(*d_candidate_ids)[BX_ID_MAX + 1];
@@ -84,6 +85,7 @@ take_grant(struct decision *d, const struct grant *g, const char *path,
 	d->d_result_class = g->g_result_class;
 	d->d_untrusted = g->g_untrusted;
 	d->d_expires = g->g_expires;
+	memcpy(d->d_secret, g->g_secret, sizeof(d->d_secret));
 	/* The one grant file hashed: the bytes this decision was made on. */
 	if (grant_sha256(g, &d->d_sha256, err) == -1)
 		return -1;
@@ -431,6 +433,12 @@ decision_grant_paths(const struct decision *d, size_t *ret_len)
 {
 	*ret_len = d->d_npaths;
 	return (const char *const *)d->d_paths;
+}
+
+const char *
+decision_grant_secret(const struct decision *d)
+{
+	return d->d_has_grant && d->d_secret[0] != '\0' ? d->d_secret : NULL;
 }
 
 const char *const *

@@ -137,6 +137,9 @@ const char *const	*decision_grant_paths(const struct decision *,
 const char *const	*decision_grant_hosts(const struct decision *,
 			    size_t *ret_len);
 
+/* The secret the grant sends (an http_fetch grant's), or NULL for none. */
+const char		*decision_grant_secret(const struct decision *);
+
 /*
  * Every grant for the requested tool, in id order, with its verdict. None
  * when the decision stopped before matching.

@@ -235,6 +235,7 @@ start(struct daemon *d, const struct broker_log *log, const char *config_path,
 		goto fail;
 	}
 	bc.grants_dir = d->d_cfg->c_grants;
+	bc.config_dir = d->d_cfg->c_dir;
 	bc.ttl_ms = d->d_cfg->c_ttl_ms;
 	bc.home = d->d_cfg->c_home;
 	bc.runtime_kind = config_runner_kind_name(d->d_cfg->c_runner.cr_kind);

@@ -5,7 +5,8 @@
  *	bxtool read --max N PATH
  *	bxtool write PATH		(the content on stdin)
  *	bxtool run [--cwd DIR] -- PROGRAM [ARGS...]
- *	bxtool fetch --max N --proxy SOCKET --cacert FILE URL
+ *	bxtool fetch --max N --proxy SOCKET --cacert FILE
+ *	    [--secret NAME --secret-fd FD] URL
  */
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -35,14 +36,15 @@ usage(int fd)
 	    "usage: bxtool read --max N PATH\n"
 	    "       bxtool write PATH\n"
 	    "       bxtool run [--cwd DIR] -- PROGRAM [ARGS...]\n"
-	    "       bxtool fetch --max N --proxy SOCKET --cacert FILE URL\n";
+	    "       bxtool fetch --max N --proxy SOCKET --cacert FILE\n"
+	    "           [--secret NAME --secret-fd FD] URL\n";
 
 	(void)write(fd, text, sizeof(text) - 1);
 }
 
-/* N from 1 to BXT_CONTENT_MAX, in decimal digits and nothing else. */
+/* N from 1 to limit, in decimal digits and nothing else. */
 static int
-parse_max(const char *s, size_t *ret)
+parse_number(const char *s, size_t limit, size_t *ret)
 {
 	size_t v = 0;
 
@@ -52,13 +54,20 @@ parse_max(const char *s, size_t *ret)
 		if (*s < '0' || *s > '9')
 			return -1;
 		v = v * 10 + (size_t)(*s - '0');
-		if (v > BXT_CONTENT_MAX)
+		if (v > limit)
 			return -1;
 	}
 	if (v == 0)
 		return -1;
 	*ret = v;
 	return 0;
+}
+
+/* N from 1 to BXT_CONTENT_MAX. */
+static int
+parse_max(const char *s, size_t *ret)
+{
+	return parse_number(s, BXT_CONTENT_MAX, ret);
 }
 
 static int
@@ -82,18 +91,37 @@ parse_run(int argc, char *argv[], struct bxt_args *a)
 	return 0;
 }
 
+/*
+ * With a secret its header line comes on descriptor FD (brokerd: stdin),
+ * never in argv; --max may then pass BXT_CONTENT_MAX by the lookahead.
+ */
 static int
 parse_fetch(int argc, char *argv[], struct bxt_args *a)
 {
-	if (argc != 9 || strcmp(argv[2], "--max") != 0 ||
+	size_t fd;
+
+	a->a_secret_fd = -1;
+	if ((argc != 9 && argc != 13) || strcmp(argv[2], "--max") != 0 ||
 	    strcmp(argv[4], "--proxy") != 0 ||
 	    strcmp(argv[6], "--cacert") != 0 ||
-	    strncmp(argv[8], "https://", 8) != 0)
+	    strncmp(argv[argc - 1], "https://", 8) != 0)
 		return -1;
 	a->a_proxy = argv[5];
 	a->a_cacert = argv[7];
-	a->a_path = argv[8];
-	return parse_max(argv[3], &a->a_max);
+	a->a_path = argv[argc - 1];
+	if (argc == 9)
+		return parse_max(argv[3], &a->a_max);
+	if (strcmp(argv[8], "--secret") != 0 || argv[9][0] == '\0' ||
+	    strcmp(argv[10], "--secret-fd") != 0)
+		return -1;
+	a->a_secret = argv[9];
+	/* "0" is a number here; parse_number takes 1 and up. */
+	if (strcmp(argv[11], "0") == 0)
+		fd = 0;
+	else if (parse_number(argv[11], 1024, &fd) == -1)
+		return -1;
+	a->a_secret_fd = (int)fd;
+	return parse_number(argv[3], BXT_FETCH_MAX, &a->a_max);
 }
 
 static int

@@ -26,6 +26,17 @@
 /* The largest --max for read, and the most content write accepts. */
 #define BXT_CONTENT_MAX	(1024 * 1024)
 
+/*
+ * fetch with a secret: brokerd redacts the body before it cuts it to its
+ * output limit, so bxtool passes on up to this much more than that limit
+ * (sandbox.h's SANDBOX_FETCH_LOOKAHEAD, which must not be larger).
+ */
+#define BXT_FETCH_LOOKAHEAD	(128 * 1024)
+/* The largest --max for fetch with a secret. */
+#define BXT_FETCH_MAX	(BXT_CONTENT_MAX + BXT_FETCH_LOOKAHEAD)
+/* The header line a secret is, "Name: value" (a 4096-byte value in base64). */
+#define BXT_SECRET_MAX	8192
+
 /* A failure message: a path of PATH_MAX and the words around it. */
 #define BXT_MSG_MAX	8192
 
@@ -44,6 +55,8 @@ struct bxt_args {
 	const char	 *a_path;	/* read, write; fetch: the URL */
 	const char	 *a_proxy;	/* fetch: the proxy's socket */
 	const char	 *a_cacert;	/* fetch: the CA bundle */
+	const char	 *a_secret;	/* fetch: the secret's name, or NULL */
+	int		  a_secret_fd;	/* fetch: its header line, or -1 */
 	const char	 *a_cwd;	/* run: --cwd */
 	char *const	 *a_argv;	/* run: PROGRAM ARGS..., NULL-ended */
 };
@@ -84,6 +97,21 @@ void	bxt_read(const struct bxt_args *args, struct bxt_outcome *out);
 void	bxt_write(const struct bxt_args *args, struct bxt_outcome *out);
 void	bxt_run(const struct bxt_args *args, struct bxt_outcome *out);
 void	bxt_fetch(const struct bxt_args *args, struct bxt_outcome *out);
+
+/*
+ * fetch_secret.c. Reads the secret's header line ("Name: value", one
+ * line of printable ASCII) from fd to its end into a static buffer and
+ * closes fd; -1 with out failed when it is not one.
+ */
+int	bxt_secret_take(int fd, struct bxt_outcome *out);
+/*
+ * A pipe whose read end (returned) holds curl's config for the header
+ * taken: header = "Name: value", with \\ and \" escaped. -1 with out
+ * failed when no pipe can be made. The caller closes it.
+ */
+int	bxt_secret_config(struct bxt_outcome *out);
+/* Overwrites the header line taken. */
+void	bxt_secret_forget(void);
 
 /*
  * run.c, for fetch.c too: in a child between fork and exec, what a

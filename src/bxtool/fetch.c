@@ -12,6 +12,17 @@
  *
  * curl's stderr is kept for its one error line, which becomes the failed
  * message ("curl: (97) ..."); brokerd adds the proxy's own reason.
+ *
+ * With a secret (--secret NAME --secret-fd FD, docs/design.md "Secrets")
+ * the header goes to curl as a config on its stdin (fetch_secret.c), and:
+ * curl follows no redirect itself; bxtool follows one only to the same
+ * https host on port 443, at most FETCH_REDIRECTS, the header sent again
+ * on each hop, and fails any other naming its target; it holds each
+ * response's body until it knows the response is the final one (up to
+ * --max, which brokerd makes its limit plus what its redaction needs
+ * past it); and a final response with a Content-Encoding other than
+ * identity fails, since the model could decode an echo of the secret that
+ * brokerd's redaction cannot see in it.
  */
 #include <sys/wait.h>
 
@@ -34,6 +45,13 @@
 /* In the call's private /tmp; only curl and bxtool are there. */
 #define FETCH_HEADERS		"/tmp/.bxtool-fetch-headers"
 #define FETCH_REDIRECTS		"5"
+#define FETCH_REDIRECTS_N	5
+/* A redirect's target longer than this is named by its host alone. */
+#define FETCH_TARGET_SHOWN	512
+/* The longest redirect target followed. */
+#define FETCH_URL_MAX		8192
+/* Longer host names are no DNS name. */
+#define FETCH_HOST_MAX		256
 /* What is kept of curl's stderr: its error line and then some. */
 #define FETCH_ERR_MAX		4096
 #define FETCH_CHUNK		65536
@@ -47,12 +65,17 @@ struct fetch_run {
 	size_t	 max;
 	bool	 truncated;
 	bool	 lost_reader;	/* bxtool's stdout failed */
+	char	*held;		/* with a secret: the body, not yet passed on */
 	char	 errbuf[FETCH_ERR_MAX];
 	size_t	 errlen;
 };
 
+/*
+ * curl's argv. With a secret: no --location (bxtool follows), the header
+ * from the config on stdin, and the redirect's target on stderr too.
+ */
 static void __attribute__((noreturn))
-child(const struct bxt_args *a, int nullfd, int out, int err)
+child(const struct bxt_args *a, const char *url, int in, int out, int err)
 {
 	static char proxy[PATH_MAX + 32];
 	char *argv[] = {
@@ -63,15 +86,26 @@ child(const struct bxt_args *a, int nullfd, int out, int err)
 		FETCH_HEADERS, "--write-out",
 		"%{stderr}\n" FETCH_CODE_MARK "%{response_code}\n",
 		"--user-agent", "boxmaker-http_fetch",
-		"--url", (char *)a->a_path, NULL,
+		"--url", (char *)url, NULL,
+	};
+	char *secret_argv[] = {
+		FETCH_CURL, "-q", "--config", "-", "--silent", "--show-error",
+		"--globoff", "--proxy", proxy, "--proto", "=https",
+		"--cacert", (char *)a->a_cacert, "--dump-header",
+		FETCH_HEADERS, "--write-out",
+		"%{stderr}\n" FETCH_CODE_MARK "%{response_code}\n"
+		FETCH_REDIRECT_MARK "%{redirect_url}\n",
+		"--user-agent", "boxmaker-http_fetch",
+		"--url", (char *)url, NULL,
 	};
 
 	(void)snprintf(proxy, sizeof(proxy), "socks5h://localhost%s",
 	    a->a_proxy);
-	if (dup2(nullfd, STDIN_FILENO) != -1 &&
+	if (dup2(in, STDIN_FILENO) != -1 &&
 	    dup2(out, STDOUT_FILENO) != -1 && dup2(err, STDERR_FILENO) != -1) {
 		bxt_child_reset();
-		(void)execve(FETCH_CURL, argv, bxt_command_env);
+		(void)execve(FETCH_CURL, a->a_secret != NULL ? secret_argv :
+		    argv, bxt_command_env);
 		err = STDERR_FILENO;	/* the reset closed the others */
 	}
 	(void)dprintf(err, "cannot run %s: %s (http_fetch runs the curl of "
@@ -98,7 +132,10 @@ take_out(struct fetch_run *r)
 	room = r->max - r->sent;
 	if ((size_t)n > room)
 		r->truncated = true;
-	if (bx_write_all(STDOUT_FILENO, buf, (size_t)n > room ? room :
+	if (r->held != NULL)
+		memcpy(r->held + r->sent, buf, (size_t)n > room ? room :
+		    (size_t)n);
+	else if (bx_write_all(STDOUT_FILENO, buf, (size_t)n > room ? room :
 	    (size_t)n) == -1)
 		r->lost_reader = true;
 	r->sent += (size_t)n > room ? room : (size_t)n;
@@ -159,15 +196,20 @@ pump(struct fetch_run *r)
 		close(r->err);
 }
 
-/* The final response's status in curl's header dump, or 0. */
+/*
+ * The final response's status in curl's header dump, or 0; *ret_encoded
+ * whether it named a Content-Encoding other than identity (a dump that
+ * cannot be read counts as one).
+ */
 static int
-final_status(void)
+final_status(bool *ret_encoded)
 {
 	static char buf[FETCH_CHUNK];
 	struct fetch_head h;
 	ssize_t n;
 	int fd;
 
+	*ret_encoded = true;
 	if ((fd = open(FETCH_HEADERS, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) ==
 	    -1)
 		return 0;
@@ -180,6 +222,7 @@ final_status(void)
 		fetch_head_feed(&h, buf, (size_t)n);
 	}
 	close(fd);
+	*ret_encoded = n == -1 || fetch_head_encoded(&h);
 	return fetch_head_status(&h);
 }
 
@@ -203,6 +246,7 @@ static void
 conclude(struct fetch_run *r, int status, struct bxt_outcome *out)
 {
 	int code, curls = fetch_curl_code(r->errbuf, &r->errlen);
+	bool encoded;
 
 	if (r->lost_reader) {
 		bxt_fail(out, "cannot pass the body on: %s", strerror(EPIPE));
@@ -212,7 +256,7 @@ conclude(struct fetch_run *r, int status, struct bxt_outcome *out)
 		fail_with_curl(r, status, out);
 		return;
 	}
-	code = r->truncated ? final_status() : curls;
+	code = r->truncated ? final_status(&encoded) : curls;
 	if (code == 0) {
 		bxt_fail(out, "curl gave no HTTP status");
 		return;
@@ -222,50 +266,172 @@ conclude(struct fetch_run *r, int status, struct bxt_outcome *out)
 	out->o_truncated = r->truncated;
 }
 
-void
-bxt_fetch(const struct bxt_args *args, struct bxt_outcome *out)
+/*
+ * One run of curl on url: *r filled (the body passed on, or held with a
+ * secret), *ret_status curl's wait status. -1 with out failed when curl
+ * could not be run or waited for.
+ */
+static int
+hop(const struct bxt_args *args, const char *url, struct fetch_run *r,
+    int *ret_status, struct bxt_outcome *out)
 {
-	struct fetch_run r;
-	int nullfd, outp[2], errp[2], status;
+	int in, outp[2], errp[2];
 
-	memset(&r, 0, sizeof(r));
-	r.max = args->a_max;
-	nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (nullfd == -1) {
-		bxt_fail(out, "cannot open /dev/null: %s", strerror(errno));
-		return;
+	r->out = r->err = -1;
+	r->sent = r->errlen = 0;
+	r->truncated = r->lost_reader = false;
+	in = args->a_secret != NULL ? bxt_secret_config(out) :
+	    open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (in == -1) {
+		if (args->a_secret == NULL)
+			bxt_fail(out, "cannot open /dev/null: %s",
+			    strerror(errno));
+		return -1;
 	}
 	if (pipe2(outp, O_CLOEXEC) == -1) {
 		bxt_fail(out, "cannot make a pipe: %s", strerror(errno));
-		close(nullfd);
-		return;
+		close(in);
+		return -1;
 	}
 	if (pipe2(errp, O_CLOEXEC) == -1) {
 		bxt_fail(out, "cannot make a pipe: %s", strerror(errno));
 		close(outp[0]);
 		close(outp[1]);
-		close(nullfd);
-		return;
+		close(in);
+		return -1;
 	}
-	if ((r.pid = fork()) == 0)
-		child(args, nullfd, outp[1], errp[1]);
-	close(nullfd);
+	if ((r->pid = fork()) == 0)
+		child(args, url, in, outp[1], errp[1]);
+	close(in);
 	close(outp[1]);
 	close(errp[1]);
-	r.out = outp[0];
-	r.err = errp[0];
-	if (r.pid == -1) {
+	r->out = outp[0];
+	r->err = errp[0];
+	if (r->pid == -1) {
 		bxt_fail(out, "cannot start curl: %s", strerror(errno));
-		close(r.out);
-		close(r.err);
-		return;
+		close(r->out);
+		close(r->err);
+		return -1;
 	}
-	pump(&r);
-	while (waitpid(r.pid, &status, 0) == -1)
+	pump(r);
+	while (waitpid(r->pid, ret_status, 0) == -1)
 		if (errno != EINTR) {
 			bxt_fail(out, "cannot wait for curl: %s",
 			    strerror(errno));
-			return;
+			return -1;
 		}
-	conclude(&r, status, out);
+	return 0;
+}
+
+/* A redirect not followed, its target shown whole or by its host. */
+static void
+not_followed(const struct bxt_args *args, int code, const char *target,
+    const char *host, struct bxt_outcome *out)
+{
+	char shown[FETCH_HOST_MAX];
+
+	if (strlen(target) <= FETCH_TARGET_SHOWN)
+		bxt_fail(out, "HTTP %d: redirect to %s not followed: the "
+		    "secret %s is only for %s", code, target, args->a_secret,
+		    host);
+	else if (fetch_url_host(target, shown, sizeof(shown)) == 0)
+		bxt_fail(out, "HTTP %d: redirect to https://%s/... not "
+		    "followed: the secret %s is only for %s", code, shown,
+		    args->a_secret, host);
+	else
+		bxt_fail(out, "HTTP %d: redirect to a URL of %zu bytes not "
+		    "followed: the secret %s is only for %s", code,
+		    strlen(target), args->a_secret, host);
+}
+
+/*
+ * The end of one hop with a secret: 1 with next set to follow it, 0 when
+ * out says how the call ends.
+ */
+static int
+secret_conclude(const struct bxt_args *args, struct fetch_run *r, int status,
+    const char *host, int hops, char *next, struct bxt_outcome *out)
+{
+	bool encoded;
+	int code, target;
+
+	target = fetch_curl_redirect(r->errbuf, &r->errlen, next,
+	    FETCH_URL_MAX);
+	conclude(r, status, out);
+	if (out->o_final != BXT_HTTP)
+		return 0;
+	code = out->o_code;
+	if (code / 100 == 3 && !r->truncated && target != 0) {
+		if (target == -1) {
+			bxt_fail(out, "HTTP %d: redirect to a URL of %d bytes "
+			    "or more not followed: the secret %s is only for %s",
+			    code, FETCH_URL_MAX, args->a_secret, host);
+			return 0;
+		}
+		if (!fetch_same_host(next, host)) {
+			not_followed(args, code, next, host, out);
+			return 0;
+		}
+		if (hops == FETCH_REDIRECTS_N) {
+			bxt_fail(out, "Maximum (%d) redirects followed",
+			    FETCH_REDIRECTS_N);
+			return 0;
+		}
+		return 1;
+	}
+	(void)final_status(&encoded);
+	if (encoded) {
+		bxt_fail(out, "HTTP %d: the response has a Content-Encoding "
+		    "other than identity, which is not returned after the "
+		    "secret %s was sent", code, args->a_secret);
+		return 0;
+	}
+	if (bx_write_all(STDOUT_FILENO, r->held, r->sent) == -1)
+		bxt_fail(out, "cannot pass the body on: %s", strerror(errno));
+	return 0;
+}
+
+/* With a secret: hop after hop to the same host, the body held. */
+static void
+fetch_secret(const struct bxt_args *args, struct fetch_run *r,
+    struct bxt_outcome *out)
+{
+	static char held[BXT_FETCH_MAX], url[2][FETCH_URL_MAX];
+	char host[FETCH_HOST_MAX];
+	int hops, status, cur = 0;
+
+	if (bxt_secret_take(args->a_secret_fd, out) == -1)
+		return;
+	if (fetch_url_host(args->a_path, host, sizeof(host)) == -1 ||
+	    strlen(args->a_path) >= FETCH_URL_MAX) {
+		bxt_fail(out, "the URL has no host a secret can be sent to");
+		bxt_secret_forget();
+		return;
+	}
+	snprintf(url[0], sizeof(url[0]), "%s", args->a_path);
+	r->held = held;
+	for (hops = 0; ; hops++) {
+		if (hop(args, url[cur], r, &status, out) == -1 ||
+		    secret_conclude(args, r, status, host, hops, url[!cur],
+		    out) == 0)
+			break;
+		cur = !cur;
+	}
+	bxt_secret_forget();
+}
+
+void
+bxt_fetch(const struct bxt_args *args, struct bxt_outcome *out)
+{
+	struct fetch_run r;
+	int status;
+
+	memset(&r, 0, sizeof(r));
+	r.max = args->a_max;
+	if (args->a_secret != NULL) {
+		fetch_secret(args, &r, out);
+		return;
+	}
+	if (hop(args, args->a_path, &r, &status, out) == 0)
+		conclude(&r, status, out);
 }

@@ -18,6 +18,8 @@
 #define FETCH_HEAD_MAX		32
 /* curl's --write-out line on its stderr: the marker, then the code. */
 #define FETCH_CODE_MARK		"bxtool-curl-code: "
+/* With a secret, a second line: the redirect's target curl did not follow. */
+#define FETCH_REDIRECT_MARK	"bxtool-curl-redirect: "
 
 enum fetch_head_state {
 	FETCH_HEAD_STATUS,	/* before the next response's status line */
@@ -36,12 +38,19 @@ struct fetch_head {
 	bool			fh_cut;		/* the line is longer */
 	enum fetch_head_state	fh_state;
 	int			fh_code;	/* the last status, or 0 */
+	/*
+	 * The last response's block has a Content-Encoding that is not
+	 * identity (or one too long to read whole, which counts as such).
+	 */
+	bool			fh_encoded;
 };
 
 void	fetch_head_init(struct fetch_head *h);
 void	fetch_head_feed(struct fetch_head *h, const char *buf, size_t len);
 /* The final response's status, 100 to 599, or 0 without one. */
 int	fetch_head_status(const struct fetch_head *h);
+/* Whether the final response said a Content-Encoding other than identity. */
+bool	fetch_head_encoded(const struct fetch_head *h);
 
 /*
  * The code of the last --write-out line in err[0..*len), 100 to 599, or
@@ -49,6 +58,26 @@ int	fetch_head_status(const struct fetch_head *h);
  * is left is curl's own words.
  */
 int	fetch_curl_code(char *err, size_t *len);
+
+/*
+ * The target of the last --write-out redirect line in err[0..*len), copied
+ * into out (size bytes, NUL-ended): 1 when there is one, 0 when curl named
+ * none, -1 when it is longer than out. The line is taken out of err, as
+ * fetch_curl_code does; call this one first, since it follows the code.
+ */
+int	fetch_curl_redirect(char *err, size_t *len, char *out, size_t size);
+
+/*
+ * Whether url is https on host itself, port 443: "https://" host, an
+ * optional ":443", then the end or one of "/?#"; the host compared
+ * without regard to case, no user information, nothing else.
+ */
+bool	fetch_same_host(const char *url, const char *host);
+/*
+ * The host of an https URL ("https://" up to ":", "/", "?", "#" or the
+ * end) into out; -1 when it has none, user information, or is too long.
+ */
+int	fetch_url_host(const char *url, char *out, size_t size);
 
 /* The length of curl's first line in err, its error line, or 0. */
 size_t	fetch_err_line(const char *err, size_t len);

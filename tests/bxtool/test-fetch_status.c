@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -205,6 +206,88 @@ test_curl_code(void **state)
 	assert_int_equal(len, 3);
 }
 
+static bool
+encoded(const char *dump)
+{
+	struct fetch_head h;
+
+	fetch_head_init(&h);
+	fetch_head_feed(&h, dump, strlen(dump));
+	return fetch_head_encoded(&h);
+}
+
+/* The final block's Content-Encoding: anything but identity counts. */
+static void
+test_encoding(void **state)
+{
+	(void)state;
+	assert_false(encoded("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n"));
+	assert_true(encoded("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n"));
+	assert_true(encoded("HTTP/1.1 200 OK\r\ncontent-encoding:br\r\n\r\n"));
+	assert_false(encoded("HTTP/1.1 200 OK\r\nContent-Encoding:  "
+	    "IDENTITY \r\n\r\n"));
+	assert_true(encoded("HTTP/1.1 200 OK\r\nContent-Encoding: "
+	    "identity, gzip\r\n\r\n"));
+	/* Too long to keep whole: not identity. */
+	assert_true(encoded("HTTP/1.1 200 OK\r\nContent-Encoding: "
+	    "identity                          \r\n\r\n"));
+	/* A 1xx's or a redirect's header is not the final response's. */
+	assert_false(encoded("HTTP/1.1 103 Early\r\nContent-Encoding: gzip"
+	    "\r\n\r\nHTTP/1.1 200 OK\r\n\r\n"));
+}
+
+/* The redirect line: taken out of curl's stderr, its target copied. */
+static void
+test_curl_redirect(void **state)
+{
+	char err[256], out[32];
+	size_t len;
+
+	(void)state;
+	snprintf(err, sizeof(err), "\n" FETCH_CODE_MARK "302\n"
+	    FETCH_REDIRECT_MARK "https://a.test/x\n");
+	len = strlen(err);
+	assert_int_equal(fetch_curl_redirect(err, &len, out, sizeof(out)), 1);
+	assert_string_equal(out, "https://a.test/x");
+	assert_int_equal(fetch_curl_code(err, &len), 302);
+	assert_int_equal(len, 0);
+	snprintf(err, sizeof(err), "\n" FETCH_CODE_MARK "200\n"
+	    FETCH_REDIRECT_MARK "\n");
+	len = strlen(err);
+	assert_int_equal(fetch_curl_redirect(err, &len, out, sizeof(out)), 0);
+	snprintf(err, sizeof(err), "\n" FETCH_REDIRECT_MARK
+	    "https://a.test/a-target-longer-than-the-buffer\n");
+	len = strlen(err);
+	assert_int_equal(fetch_curl_redirect(err, &len, out, sizeof(out)), -1);
+	assert_int_equal(len, 0);
+}
+
+/* Only the same host, https, port 443 or none, no user information. */
+static void
+test_same_host(void **state)
+{
+	char host[64];
+
+	(void)state;
+	assert_true(fetch_same_host("https://good.test/x", "good.test"));
+	assert_true(fetch_same_host("https://GOOD.test:443?q", "good.test"));
+	assert_true(fetch_same_host("https://good.test", "good.test"));
+	assert_false(fetch_same_host("http://good.test/x", "good.test"));
+	assert_false(fetch_same_host("https://good.test:8443/", "good.test"));
+	assert_false(fetch_same_host("https://good.test.evil/", "good.test"));
+	assert_false(fetch_same_host("https://good.testx/", "good.test"));
+	assert_false(fetch_same_host("https://u@good.test/", "good.test"));
+	assert_false(fetch_same_host("https://good.test@evil/", "good.test"));
+	assert_false(fetch_same_host("https://evil/good.test", "good.test"));
+	assert_int_equal(fetch_url_host("https://a.test:443/p", host,
+	    sizeof(host)), 0);
+	assert_string_equal(host, "a.test");
+	assert_int_equal(fetch_url_host("https://u@a.test/", host,
+	    sizeof(host)), -1);
+	assert_int_equal(fetch_url_host("ftp://a.test/", host, sizeof(host)),
+	    -1);
+}
+
 static void
 test_err_line(void **state)
 {
@@ -230,6 +313,9 @@ main(void)
 		cmocka_unit_test(test_cut_and_junk),
 		cmocka_unit_test(test_curl_code),
 		cmocka_unit_test(test_err_line),
+		cmocka_unit_test(test_encoding),
+		cmocka_unit_test(test_curl_redirect),
+		cmocka_unit_test(test_same_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

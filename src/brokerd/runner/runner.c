@@ -26,6 +26,9 @@ struct run_spec {
 	size_t			 rs_negress;
 	uint64_t		 rs_seq;
 	int			 rs_hangup_fd;
+	const char		*rs_secret;
+	const char		*rs_secret_header;
+	const struct bx_redactor *rs_redactor;
 };
 
 static int
@@ -105,6 +108,20 @@ runner_run(const struct decision *d, bool approved, const struct run_call *call,
 	memset(&r, 0, sizeof(r));
 	spec.rs_seq = call != NULL ? call->rc_seq : 0;
 	spec.rs_hangup_fd = call != NULL ? call->rc_hangup_fd : -1;
+	/* A secret goes with its grant's http_fetch, and whole, or not at all. */
+	if (call != NULL && call->rc_secret != NULL) {
+		if (decision_tool(d) != BX_TOOL_HTTP_FETCH ||
+		    decision_grant_secret(d) == NULL ||
+		    call->rc_secret_header == NULL || call->rc_redactor == NULL)
+			return bx_fail(err, "runner: a secret comes only with "
+			    "its header and redactor, for its grant's "
+			    "http_fetch");
+		spec.rs_secret = call->rc_secret;
+		spec.rs_secret_header = call->rc_secret_header;
+		spec.rs_redactor = call->rc_redactor;
+	} else if (decision_grant_secret(d) != NULL)
+		return bx_fail(err, "runner: the grant names the secret %s, "
+		    "which the call was not given", decision_grant_secret(d));
 	if (!(kind == BX_OUTCOME_ALLOWED ||
 	    (kind == BX_OUTCOME_ASK && approved)) ||
 	    decision_args(d) == NULL || !decision_has_grant(d))
@@ -201,4 +218,22 @@ int
 run_spec_hangup_fd(const struct run_spec *s)
 {
 	return s->rs_hangup_fd;
+}
+
+const char *
+run_spec_secret(const struct run_spec *s)
+{
+	return s->rs_secret;
+}
+
+const char *
+run_spec_secret_header(const struct run_spec *s)
+{
+	return s->rs_secret_header;
+}
+
+const struct bx_redactor *
+run_spec_redactor(const struct run_spec *s)
+{
+	return s->rs_redactor;
 }

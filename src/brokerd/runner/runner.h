@@ -50,11 +50,18 @@ struct run_spec;
  * Which call a spec is for: the seq of its Decision record (names the
  * call's directory, container and cgroups) and a descriptor that reports
  * POLLHUP once loopd has closed its connection (-1: none), so a sandbox
- * whose caller went away is ended.
+ * whose caller went away is ended. An http_fetch whose grant names a
+ * secret also has the secret's name, its header line ("Name: value\n",
+ * which reaches bxtool only through a pipe) and its redactor, which
+ * every byte of the result goes through; all NULL otherwise.
  */
+struct bx_redactor;
 struct run_call {
-	uint64_t	rc_seq;
-	int		rc_hangup_fd;
+	uint64_t			 rc_seq;
+	int				 rc_hangup_fd;
+	const char			*rc_secret;
+	const char			*rc_secret_header;
+	const struct bx_redactor	*rc_redactor;
 };
 
 enum run_status {
@@ -68,6 +75,7 @@ struct run_result {
 	enum run_status	 rr_status;
 	char		*rr_text;	/* the content or the message; malloc'd */
 	bool		 rr_truncated;	/* RUN_OK only */
+	size_t		 rr_removed;	/* occurrences of the secret removed */
 };
 
 /*
@@ -110,6 +118,10 @@ const char		*run_spec_mount_path(const struct run_spec *, size_t i);
 bool			 run_spec_mount_writable(const struct run_spec *,
 			    size_t i);
 uint64_t		 run_spec_seq(const struct run_spec *);
+/* http_fetch with a secret: as in struct run_call; NULL otherwise. */
+const char		*run_spec_secret(const struct run_spec *);
+const char		*run_spec_secret_header(const struct run_spec *);
+const struct bx_redactor *run_spec_redactor(const struct run_spec *);
 int			 run_spec_hangup_fd(const struct run_spec *);
 /* False: no network at all. True: only the host patterns returned. */
 bool			 run_spec_has_egress(const struct run_spec *);

@@ -317,6 +317,7 @@ http_result(const struct result_input *in, int code, bool truncated,
 		free(body);
 		return set(r, RUN_FAILED, text, false, err);
 	}
+	truncated |= in->ri_output_cut;
 	if (truncated || len > in->ri_output_bytes)
 		len = utf8_cut(o->eo_out, len, in->ri_output_bytes);
 	if (!strict_utf8(o->eo_out, len))

@@ -62,6 +62,8 @@ struct result_input {
 	/* http_fetch: "egress refused HOST:PORT: REASON" or NULL. */
 	const char			*ri_egress_refusal;
 	int64_t				 ri_egress_limit; /* bytes, 0: not hit */
+	/* The output was cut to ri_output_bytes already (runner_redact.h). */
+	bool				 ri_output_cut;
 };
 
 int	runner_result(const struct result_input *, struct run_result *ret,

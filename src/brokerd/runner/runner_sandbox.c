@@ -19,6 +19,7 @@
 
 #include "brokerd/runner/runner_egress.h"
 #include "brokerd/runner/runner_impl.h"
+#include "brokerd/runner/runner_redact.h"
 #include "brokerd/runner/runner_result.h"
 #include "brokerd/runner/runner.h"
 
@@ -116,6 +117,19 @@ unavailable(struct run_result *ret, const char *msg, struct bx_error *err)
 	return 0;
 }
 
+/* A secret call's result that cannot be redacted: failed, none of it shown. */
+static int
+withheld(struct run_result *ret, const struct bx_error *why,
+    struct bx_error *err)
+{
+	if (asprintf(&ret->rr_text, "the result was withheld: %s",
+	    why->msg) == -1)
+		return bx_fail(err, "runner: out of memory");
+	ret->rr_status = RUN_FAILED;
+	ret->rr_truncated = false;
+	return 0;
+}
+
 /* Removes what the call made; what cannot be removed is said, once. */
 static void
 remove_call(struct runner_sandbox *rs, const struct sandbox_view *v,
@@ -169,14 +183,22 @@ start_egress(const struct runner_sandbox *rs, const struct sandbox_view *v,
 	return egress_start(&p, v, hosts, nhosts, ret, err);
 }
 
-/* The run into a result, with what the proxy reported, if there was one. */
+/*
+ * The run into a result, with what the proxy reported, if there was one;
+ * with a secret, through its redaction (runner_redact.h), whose failure
+ * withholds all the sandbox said.
+ */
 static int
-shape(struct runner_sandbox *rs, struct sandbox_call *call, enum bx_tool tool,
-    struct exec_outcome *o, struct egress_call *eg, struct run_result *ret,
-    struct bx_error *err)
+shape(struct runner_sandbox *rs, struct sandbox_call *call,
+    const struct run_spec *spec, enum bx_tool tool, struct exec_outcome *o,
+    struct egress_call *eg, struct run_result *ret, struct bx_error *err)
 {
+	const struct bx_redactor *rd = spec != NULL ? run_spec_redactor(spec) :
+	    NULL;
 	struct egress_report er;
 	struct result_input in;
+	struct bx_error why;
+	size_t removed = 0;
 	int rc;
 
 	memset(&er, 0, sizeof(er));
@@ -200,8 +222,18 @@ shape(struct runner_sandbox *rs, struct sandbox_call *call, enum bx_tool tool,
 	in.ri_output_bytes = (size_t)rs->rs_cfg.cr_output_bytes;
 	in.ri_egress_refusal = er.er_refusal;
 	in.ri_egress_limit = er.er_limit;
+	if (rd != NULL && redact_output(rd, in.ri_output_bytes, o,
+	    &in.ri_output_cut, &removed, &why) == -1) {
+		free(er.er_refusal);
+		return withheld(ret, &why, err);
+	}
 	rc = runner_result(&in, ret, err);
 	free(er.er_refusal);
+	if (rc == 0 && rd != NULL && redact_result(rd, run_spec_secret(spec),
+	    removed, ret, &why) == -1) {
+		run_result_clear(ret);
+		return withheld(ret, &why, err);
+	}
 	return rc;
 }
 
@@ -223,6 +255,9 @@ run_view(struct runner_sandbox *rs, const struct sandbox_view *v,
 	lim.el_timeout_ms = rs->rs_cfg.cr_timeout_ms;
 	lim.el_start_timeout_ms = rs->rs_cfg.cr_start_timeout_ms;
 	lim.el_output_bytes = (size_t)rs->rs_cfg.cr_output_bytes;
+	/* bxtool passes on more with a secret: it is redacted, then cut. */
+	if (spec != NULL && run_spec_secret(spec) != NULL)
+		lim.el_output_bytes += SANDBOX_FETCH_LOOKAHEAD;
 	lim.el_hangup_fd = hangup_fd;
 	lim.el_stdin = v->v_stdin;
 	lim.el_stdin_len = v->v_stdin_len;
@@ -244,7 +279,7 @@ run_view(struct runner_sandbox *rs, const struct sandbox_view *v,
 		    podman_run(&rs->rs_backend, &call, &o, &why) :
 		    bwrap_run(&rs->rs_backend, &call, &o, &why);
 	if (rc == 0) {
-		rc = shape(rs, &call, tool, &o, eg, ret, err);
+		rc = shape(rs, &call, spec, tool, &o, eg, ret, err);
 		call.sc_abnormal |= ret->rr_status == RUN_UNAVAILABLE;
 		exec_outcome_clear(&o);
 	} else

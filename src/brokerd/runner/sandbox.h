@@ -56,6 +56,15 @@
 #define SANDBOX_EGRESS_DIR	"/.boxmaker/egress"
 #define SANDBOX_EGRESS_SOCKET	SANDBOX_EGRESS_DIR "/socks.sock"
 #define SANDBOX_EGRESS_CA	SANDBOX_EGRESS_DIR "/ca.pem"
+/*
+ * http_fetch with a secret: what bxtool passes on past the output limit,
+ * for the redaction that runs before the limit (bxtool.h's
+ * BXT_FETCH_LOOKAHEAD is the most it accepts). Larger than the longest
+ * echo the redactor finds: a 8 KiB form in base64, each byte a \uXXXX.
+ */
+#define SANDBOX_FETCH_LOOKAHEAD	(128 * 1024)
+/* The descriptor bxtool reads a secret's header line from: its stdin. */
+#define SANDBOX_SECRET_FD	"0"
 /* The sandbox's hostname. */
 #define SANDBOX_HOSTNAME	"boxmaker"
 /*
@@ -124,7 +133,8 @@ struct sandbox_view {
 	size_t			 v_nops;
 	char			**v_argv;	/* inside; NULL-terminated */
 	size_t			 v_argc;
-	const char		*v_stdin;	/* write_file's content, or NULL */
+	/* write_file's content, http_fetch's secret header line, or NULL */
+	const char		*v_stdin;
 	size_t			 v_stdin_len;
 	int64_t			 v_tmp_bytes;
 	const char *const	*v_links;	/* the host's sh_links */

@@ -7,7 +7,10 @@
  *	shell		bxtool run --cwd CWD -- /bin/sh -c COMMAND
  *	http_fetch	bxtool fetch --max OUTPUT_BYTES --proxy SOCKET
  *			--cacert BUNDLE URL, the socket and bundle in the
- *			proxy's directory
+ *			proxy's directory; with a secret, --max adds
+ *			SANDBOX_FETCH_LOOKAHEAD, and --secret NAME
+ *			--secret-fd 0 come before the URL, the header line
+ *			on stdin (never in argv)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +39,13 @@ sandbox_argv(struct sandbox_view *v, const struct sandbox_host *h,
     const struct run_spec *spec, struct bx_error *err)
 {
 	const struct tool_args *a = run_spec_args(spec);
-	char max[32];
-	const char *argv[12];
+	char max[32], fetch_max[32];
+	const char *argv[16];
 	size_t n = 0;
 
 	snprintf(max, sizeof(max), "%zu", h->sh_output_bytes);
+	snprintf(fetch_max, sizeof(fetch_max), "%zu", h->sh_output_bytes +
+	    (run_spec_secret(spec) != NULL ? SANDBOX_FETCH_LOOKAHEAD : 0));
 	argv[n++] = SANDBOX_BXTOOL;
 	switch (run_spec_tool(spec)) {
 	case BX_TOOL_READ_FILE:
@@ -67,11 +72,19 @@ sandbox_argv(struct sandbox_view *v, const struct sandbox_host *h,
 	case BX_TOOL_HTTP_FETCH:
 		argv[n++] = "fetch";
 		argv[n++] = "--max";
-		argv[n++] = max;
+		argv[n++] = fetch_max;
 		argv[n++] = "--proxy";
 		argv[n++] = SANDBOX_EGRESS_SOCKET;
 		argv[n++] = "--cacert";
 		argv[n++] = SANDBOX_EGRESS_CA;
+		if (run_spec_secret(spec) != NULL) {
+			argv[n++] = "--secret";
+			argv[n++] = run_spec_secret(spec);
+			argv[n++] = "--secret-fd";
+			argv[n++] = SANDBOX_SECRET_FD;
+			v->v_stdin = run_spec_secret_header(spec);
+			v->v_stdin_len = strlen(v->v_stdin);
+		}
 		argv[n++] = a->ta_url;
 		break;
 	default:

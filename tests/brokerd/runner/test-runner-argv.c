@@ -150,7 +150,7 @@ run_call(struct fixture *f, const char *tool, const char *constraints,
 	struct policy_request r = { tool, args, strlen(args), BX_CLASS_PRIVATE,
 	    false, f->now };
 	struct runtime rt = { render, &f->g };
-	struct run_call call = { SEQ, -1 };
+	struct run_call call = { .rc_seq = SEQ, .rc_hangup_fd = -1 };
 	struct decision *d = NULL;
 	struct run_result rr;
 	struct bx_error err;
