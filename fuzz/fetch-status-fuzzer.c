@@ -17,11 +17,20 @@
  * - the --write-out code is 0 or 100 to 599 and what ref_code says, and
  *   what is left of stderr is stderr without that line;
  * - the error line is a prefix of what is left, without a newline or a
- *   NUL, and ends at one or at the end.
+ *   NUL, and ends at one or at the end;
+ * - a non-identity Content-Encoding is seen the same fed whole and fed in
+ *   pieces (a secret's fetch refuses such a body);
+ * - a redirect target taken out of stderr is NUL-ended within its buffer
+ *   and leaves stderr no longer; a URL fetch_same_host() accepts for a
+ *   host name has that host, by fetch_url_host(), without regard to case
+ *   (it may refuse more: a port, a byte it does not know).
  */
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bxtool/fetch_status.h"
 #include "fuzz.h"
@@ -132,6 +141,66 @@ fed(const char *dump, size_t len, size_t step)
 	return fetch_head_status(&h);
 }
 
+/* Whether the dump, fed in pieces of step bytes, says an encoded body. */
+static bool
+fed_encoded(const char *dump, size_t len, size_t step)
+{
+	struct fetch_head h;
+	size_t i, n;
+	char *piece;
+
+	fetch_head_init(&h);
+	for (i = 0; i < len; i += n) {
+		n = len - i < step ? len - i : step;
+		piece = copy(dump + i, n);
+		fetch_head_feed(&h, piece, n);
+		free(piece);
+	}
+	return fetch_head_encoded(&h);
+}
+
+/* The redirect line and the same-host rule, on stderr and the dump's bytes. */
+static void
+check_redirect(const char *p, size_t len, const char *host_bytes,
+    size_t host_len)
+{
+	char *err = copy(p, len), out[256], host[256], url_host[256];
+	size_t left = len;
+	int r;
+
+	r = fetch_curl_redirect(err, &left, out, sizeof(out));
+	check(r >= -1 && r <= 1 && left <= len);
+	if (r == 1) {
+		check(memchr(out, '\0', sizeof(out)) != NULL);
+		/*
+		 * The rule refuses what it cannot be sure of (another port,
+		 * a byte after the host it does not know), so only its yes
+		 * is checked: accepted for its own host, that host is it.
+		 */
+		if (fetch_url_host(out, host, sizeof(host)) == 0 &&
+		    fetch_same_host(out, host))
+			check(fetch_url_host(out, url_host,
+			    sizeof(url_host)) == 0 &&
+			    strcasecmp(url_host, host) == 0);
+	}
+	free(err);
+	/* Any text as a URL, any as a host: acceptance implies that host. */
+	snprintf(host, sizeof(host), "%.*s", (int)(host_len < 255 ? host_len :
+	    255), host_bytes);
+	/* A host name's letters only: the rule is for names, not text. */
+	host[strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789.-")] = '\0';
+	err = copy(p, len);
+	err = realloc(err, len + 1);
+	if (err == NULL)
+		abort();
+	err[len] = '\0';
+	if (host[0] != '\0' && fetch_same_host(err, host))
+		check(fetch_url_host(err, url_host, sizeof(url_host)) == 0 &&
+		    strcasecmp(url_host, host) == 0);
+	free(err);
+}
+
 static void
 check_dump(const char *p, size_t len, size_t step)
 {
@@ -141,6 +210,7 @@ check_dump(const char *p, size_t len, size_t step)
 	check(want == 0 || (want >= 100 && want <= 599));
 	check(whole == want);
 	check(fed(dump, len, step) == want);
+	check(fed_encoded(dump, len, len + 1) == fed_encoded(dump, len, step));
 	free(dump);
 }
 
@@ -209,5 +279,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err = fuzz_piece(&fi, &err_len);
 	check_dump(dump, dump_len, step);
 	check_err(err, err_len);
+	check_redirect(err, err_len, dump, dump_len);
 	return 0;
 }
