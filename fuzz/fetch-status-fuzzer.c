@@ -124,20 +124,28 @@ ref_status(const char *d, size_t len)
 	return code;
 }
 
+/* The dump fed to h in pieces of step bytes. */
+static void
+feed(struct fetch_head *h, const char *dump, size_t len, size_t step)
+{
+	size_t i, n;
+	char *piece;
+
+	fetch_head_init(h);
+	for (i = 0; i < len; i += n) {
+		n = len - i < step ? len - i : step;
+		piece = copy(dump + i, n);
+		fetch_head_feed(h, piece, n);
+		free(piece);
+	}
+}
+
 static int
 fed(const char *dump, size_t len, size_t step)
 {
 	struct fetch_head h;
-	size_t i, n;
-	char *piece;
 
-	fetch_head_init(&h);
-	for (i = 0; i < len; i += n) {
-		n = len - i < step ? len - i : step;
-		piece = copy(dump + i, n);
-		fetch_head_feed(&h, piece, n);
-		free(piece);
-	}
+	feed(&h, dump, len, step);
 	return fetch_head_status(&h);
 }
 
@@ -146,16 +154,8 @@ static bool
 fed_encoded(const char *dump, size_t len, size_t step)
 {
 	struct fetch_head h;
-	size_t i, n;
-	char *piece;
 
-	fetch_head_init(&h);
-	for (i = 0; i < len; i += n) {
-		n = len - i < step ? len - i : step;
-		piece = copy(dump + i, n);
-		fetch_head_feed(&h, piece, n);
-		free(piece);
-	}
+	feed(&h, dump, len, step);
 	return fetch_head_encoded(&h);
 }
 

@@ -131,6 +131,41 @@ options_config_dirs(const char *config_path, char **ret_config_dir,
 }
 
 int
+options_config_only(const struct cli_command *cmd, int argc, char **argv,
+    const char *help, const char *what, const char **ret_config,
+    int *ret_status)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL;
+	int ch;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			config = optarg;
+			break;
+		case 'h':
+			*ret_status = cli_help(cmd, help);
+			return -1;
+		default:
+			*ret_status = cli_option_error(cmd, ch, argv);
+			return -1;
+		}
+	}
+	if ((*ret_status = options_operands(cmd, argc, argv, 1, what)) !=
+	    CLI_OK)
+		return -1;
+	*ret_config = config;
+	return 0;
+}
+
+int
 options_grants_dir(const char *config_path, char **ret)
 {
 	char *config_dir, *grants_dir;

@@ -44,6 +44,16 @@ int	options_admin_json(const struct cli_command *, int argc, char **argv,
 	    const char *help, char *buf, bool *ret_json, int *ret_status);
 
 /*
+ * A command whose only option is --config PATH (and --help), then one
+ * operand named what: 0 with *ret_config (NULL: the default) and the
+ * operand at argv[optind], or -1 with *ret_status the exit status (help
+ * printed, or a usage error).
+ */
+int	options_config_only(const struct cli_command *, int argc, char **argv,
+	    const char *help, const char *what, const char **ret_config,
+	    int *ret_status);
+
+/*
  * Checks that argc - optind operands remain, exactly want of them; prints
  * a usage error and returns CLI_USAGE otherwise. what names the operand.
  */

@@ -4,9 +4,9 @@
  * that is a grant id (grantwrite.h). The change applies to the next call,
  * as every edit of the grant files does.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "bxctl/commands.h"
 #include "bxctl/common/escape.h"
@@ -22,41 +22,6 @@ static const char grants_remove_help[] =
     "                       (default: brokerd's own default)\n"
     "  --help               this text\n";
 
-/* Returns 0 with *ret_config, or -1 with *ret_status. */
-static int
-parse(const struct cli_command *cmd, int argc, char **argv,
-    const char **ret_config, int *ret_status)
-{
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *config = NULL;
-	int ch;
-
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'c':
-			config = optarg;
-			break;
-		case 'h':
-			*ret_status = cli_help(cmd, grants_remove_help);
-			return -1;
-		default:
-			*ret_status = cli_option_error(cmd, ch, argv);
-			return -1;
-		}
-	}
-	if ((*ret_status = options_operands(cmd, argc, argv, 1, "grant ID")) !=
-	    CLI_OK)
-		return -1;
-	*ret_config = config;
-	return 0;
-}
-
 int
 cmd_grants_remove(const struct cli_command *cmd, int argc, char **argv)
 {
@@ -65,7 +30,8 @@ cmd_grants_remove(const struct cli_command *cmd, int argc, char **argv)
 	char *dir;
 	int status;
 
-	if (parse(cmd, argc, argv, &config, &status) == -1)
+	if (options_config_only(cmd, argc, argv, grants_remove_help, "grant ID",
+	    &config, &status) == -1)
 		return status;
 	id = argv[optind];
 	if ((status = options_grants_dir(config, &dir)) != CLI_OK)

@@ -4,9 +4,9 @@
  * regular file, for a NAME that is a secret name (putfile.h). A call
  * under a grant that still names it then fails before anything is sent.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "bxctl/commands.h"
 #include "bxctl/common/escape.h"
@@ -24,41 +24,6 @@ static const char secrets_remove_help[] =
     "  --config PATH        brokerd.toml, whose directory holds secrets/\n"
     "                       (default: brokerd's own default)\n"
     "  --help               this text\n";
-
-/* 0 with *ret_config, or -1 with *ret_status. */
-static int
-parse(const struct cli_command *cmd, int argc, char **argv,
-    const char **ret_config, int *ret_status)
-{
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *config = NULL;
-	int ch;
-
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'c':
-			config = optarg;
-			break;
-		case 'h':
-			*ret_status = cli_help(cmd, secrets_remove_help);
-			return -1;
-		default:
-			*ret_status = cli_option_error(cmd, ch, argv);
-			return -1;
-		}
-	}
-	if ((*ret_status = options_operands(cmd, argc, argv, 1, "NAME")) !=
-	    CLI_OK)
-		return -1;
-	*ret_config = config;
-	return 0;
-}
 
 static int
 remove_secret(const char *config_dir, const char *name)
@@ -88,7 +53,8 @@ cmd_secrets_remove(const struct cli_command *cmd, int argc, char **argv)
 	char *config_dir, *grants_dir;
 	int status;
 
-	if (parse(cmd, argc, argv, &config, &status) == -1)
+	if (options_config_only(cmd, argc, argv, secrets_remove_help, "NAME",
+	    &config, &status) == -1)
 		return status;
 	if ((status = options_config_dirs(config, &config_dir,
 	    &grants_dir)) != CLI_OK)
