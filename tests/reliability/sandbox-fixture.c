@@ -227,7 +227,8 @@ sb_call(struct sb_fixture *f, const char *tool, const char *args,
 	*content = NULL;
 	assert_int_equal(rh_call_tool(&c, f->home.broker, SB_SESSION, id, tool,
 	    args), 0);
-	rh_call_next_full(&c, SB_TIMEOUT_MS + RH_WAIT_MS, &a, content);
+	rh_call_next_full(&c, (f->timeout_ms > 0 ? f->timeout_ms :
+	    SB_TIMEOUT_MS) + RH_WAIT_MS, &a, content);
 	rh_call_close(&c);
 	f->last = a;
 	if (a.a_got != RH_FINAL)
