@@ -113,6 +113,9 @@ answer_text(const char *message, char *reason)
 		rlen = ANSWER_REASON_MAX;
 		while (rlen > 0 && ((unsigned char)r[rlen] & 0xc0) == 0x80)
 			rlen--;
+		/* The cut may end in spaces: a reason is trimmed. */
+		while (rlen > 0 && space(r[rlen - 1]))
+			rlen--;
 	}
 	memcpy(reason, r, rlen);
 	reason[rlen] = '\0';

@@ -216,7 +216,8 @@ put_data(FILE *fp, const struct bx_pending_approval *pa, size_t budget,
 	if (*cut)
 		fprintf(fp, "The arguments are %zu bytes, more than a post "
 		    "holds: only their start is shown. `bxctl approvals` "
-		    "shows them whole.\n", pa->arguments == NULL ? 0 :
+		    "shows them whole while the call waits, `bxctl log` "
+		    "after.\n", pa->arguments == NULL ? 0 :
 		    strlen(pa->arguments));
 	return 0;
 }

@@ -365,6 +365,10 @@ test_words(void **state)
 	assert_int_equal(answer_text(longer, reason), ANSWER_REFUSE);
 	assert_int_equal(strlen(reason), ANSWER_REASON_MAX - 1);
 	assert_int_equal(reason[ANSWER_REASON_MAX - 2], 'a');
+	/* A cut that ends in spaces is trimmed like any reason. */
+	memset(longer + 7 + ANSWER_REASON_MAX - 10, ' ', 20);
+	assert_int_equal(answer_text(longer, reason), ANSWER_REFUSE);
+	assert_int_equal(strlen(reason), ANSWER_REASON_MAX - 10);
 }
 
 /* Several answers: the earliest counts, then refusal, reply, post id. */

@@ -285,6 +285,29 @@ test_load(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* examples/bxbridge.toml loads, with what its comments say. */
+static void
+test_example(void **state)
+{
+	struct bridge_config *c = NULL;
+	const char *root = getenv("BX_SOURCE_ROOT");
+	struct bx_error err;
+	char path[4096];
+
+	(void)state;
+	assert_non_null(root);
+	snprintf(path, sizeof(path), "%s/examples/bxbridge.toml", root);
+	if (bridge_config_load(path, &c, &err) == -1)
+		fail_msg("%s", err.msg);
+	assert_string_equal(c->bc_url, "https://chat.example.org");
+	assert_string_equal(c->bc_owner, OWNER);
+	assert_int_equal(c->bc_poll_s, BRIDGE_CONFIG_DEFAULT_POLL_S);
+	assert_null(c->bc_ca_file);
+	assert_string_equal(c->bc_broker_socket,
+	    "/var/lib/boxmaker/run/bridge-broker/bridge.sock");
+	bridge_config_free(c);
+}
+
 int
 main(void)
 {
@@ -298,6 +321,7 @@ main(void)
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_example),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

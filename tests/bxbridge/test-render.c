@@ -262,7 +262,7 @@ test_long(void **state)
 	msg = request(&pa, &sh);
 	assert_contains(sh.outside, "The arguments are 10240 bytes, more "
 	    "than a post holds: only their start is shown. `bxctl approvals` "
-	    "shows them whole.\n");
+	    "shows them whole while the call waits, `bxctl log` after.\n");
 	assert_contains(sh.outside, "To answer, react");
 	assert_true(strlen(sh.inside) > RENDER_ARGS_MAX / 2);
 	free(msg);
