@@ -13,7 +13,8 @@
  *   at most ANSWER_REASON_MAX bytes, a prefix of what follows, valid
  *   UTF-8 when the message was (the oracle is fuzz.h's, not answer.c's);
  * - a reading that fails leaves the answer as it was, and says why;
- * - nothing counts for an owner whose id is nowhere in the input;
+ * - nothing counts for an owner whose id is nowhere in the input (an
+ *   id the harness knows is absent: STRANGER, unless the fuzzer wrote it);
  * - a counted answer is the owner's: the input holds the owner's id;
  * - the answer does not depend on the order of the items: the reactions
  *   reversed give the same, and so does a thread whose "order" is
@@ -130,8 +131,13 @@ reversed(const json_t *v)
 	return r;
 }
 
+/*
+ * v read as reactions and as a thread; owner_in and stranger_in say
+ * whether OWNER and STRANGER are in the input (comparisons guide the
+ * fuzzer to either).
+ */
 static void
-check_reads(const json_t *v, bool owner_in_input)
+check_reads(const json_t *v, bool owner_in, bool stranger_in)
 {
 	struct answer_context nobody = ctx;
 	struct answer a, b;
@@ -141,9 +147,10 @@ check_reads(const json_t *v, bool owner_in_input)
 	nobody.ac_owner = STRANGER;
 	a = read_one(answer_reactions, &ctx, v, &ok);
 	if (ok && a.a_verdict != ANSWER_NONE)
-		check(owner_in_input && a.a_source == ANSWER_REACTION);
+		check(owner_in && a.a_source == ANSWER_REACTION);
 	b = read_one(answer_reactions, &nobody, v, &ok2);
-	check(ok == ok2 && (!ok || b.a_verdict == ANSWER_NONE));
+	check(ok == ok2 &&
+	    (!ok || stranger_in || b.a_verdict == ANSWER_NONE));
 	if (ok && json_is_array(v)) {
 		r = reversed(v);
 		b = read_one(answer_reactions, &ctx, r, &ok2);
@@ -153,9 +160,10 @@ check_reads(const json_t *v, bool owner_in_input)
 
 	a = read_one(answer_thread, &ctx, v, &ok);
 	if (ok && a.a_verdict != ANSWER_NONE)
-		check(owner_in_input && a.a_source == ANSWER_REPLY);
+		check(owner_in && a.a_source == ANSWER_REPLY);
 	b = read_one(answer_thread, &nobody, v, &ok2);
-	check(ok == ok2 && (!ok || b.a_verdict == ANSWER_NONE));
+	check(ok == ok2 &&
+	    (!ok || stranger_in || b.a_verdict == ANSWER_NONE));
 	if (ok && json_array_size(json_object_get(v, "order")) <=
 	    ANSWER_THREAD_MAX) {
 		check((t = json_deep_copy(v)) != NULL);
@@ -186,7 +194,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char *dump = json_dumps(v, JSON_ENCODE_ANY);
 
 		check(dump != NULL);
-		check_reads(v, strstr(dump, OWNER) != NULL);
+		check_reads(v, strstr(dump, OWNER) != NULL,
+		    strstr(dump, STRANGER) != NULL);
 		free(dump);
 		json_decref(v);
 	}

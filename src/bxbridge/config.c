@@ -143,10 +143,11 @@ url_problem(const char *url, size_t len)
 	if (!authority_valid(auth, alen))
 		return "needs a host (a name, an IPv4 address or an [IPv6] "
 		    "address) and at most a port of 1 to 65535";
-	if (plain && (alen < hlen || strncmp(auth, PLAIN_HTTP_HOST, hlen) != 0 ||
+	if (plain && (alen < hlen ||
+	    strncmp(auth, PLAIN_HTTP_HOST, hlen) != 0 ||
 	    (alen > hlen && auth[hlen] != ':')))
-		return "may use http:// only for " PLAIN_HTTP_HOST "; any other "
-		    "host needs https://";
+		return "may use http:// only for " PLAIN_HTTP_HOST "; any "
+		    "other host needs https://";
 	return NULL;
 }
 

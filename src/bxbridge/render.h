@@ -57,7 +57,7 @@ enum render_where {
 struct render_outcome {
 	enum render_result	 ro_result;
 	enum render_where	 ro_where;	/* APPROVED, REFUSED */
-	const char		*ro_reason;	/* REFUSED: the reason, or NULL */
+	const char		*ro_reason;	/* REFUSED: or NULL */
 	/*
 	 * APPROVED: brokerd's decision on the call when re-decided at
 	 * approval (approve_result), or NULL when not known.

@@ -216,7 +216,8 @@ test_hostile(void **state)
 	    "\"esc\":\"\x1b[2J\x1b]8;;https://evil.example\x07link\x1b]8;;\x07"
 	    "\x9b" "31m\",\n"
 	    "\"rlo\":\"\xe2\x80\xae" "fdp.exe\",\"zw\":\"a\xe2\x80\x8b" "b\","
-	    "\"bom\":\"\xef\xbb\xbf\",\"c1\":\"\xc2\x85\xc2\x9b\",\"del\":\"\x7f\","
+	    "\"bom\":\"\xef\xbb\xbf\",\"c1\":\"\xc2\x85\xc2\x9b\","
+	    "\"del\":\"\x7f\","
 	    "\"bad\":\"\xff\xc0\xaf\",\"cr\":\"x\ry\",\"nul\":\"rm -rf /\"}";
 	struct bx_pending_approval pa;
 	struct shape sh;
