@@ -1,7 +1,7 @@
 /*
- * escape-fuzzer.c: libFuzzer harness for bxctl's escape rules
- * (src/bxctl/common/escape.c), the one place the owner's terminal meets text the
- * model, a tool or a peer wrote. The first byte is escape_buf's buffer
+ * escape-fuzzer.c: libFuzzer harness for the escape rules
+ * (src/proto/escape.c), the one place the owner's terminal and bxbridge's
+ * posts meet text the model, a tool or a peer wrote. The first byte is escape_buf's buffer
  * size; the rest is the text. The text also goes through an escape_stream
  * (how bxctl prints the model's deltas) cut three ways: a byte at a time,
  * in pieces whose sizes come from a hash of the whole input (empty ones
@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "fuzz.h"
 
 #define FUZZ_INPUT_MAX	(64 * 1024)

@@ -403,3 +403,63 @@ redact("periodic", b"a" * 64, [b"a" * 2000, (0, 3, 0), b"a" * 100])
 redact("value-with-escapes", b"p%41ss\\nword", [(0, 1), b" ", (0, 4, 6),
                                                (0, 5, 2)])
 redact("marker-is-value", b"[secret k]", [b"a ", (0, 1), b" b"])
+
+
+# answer: what a Mattermost server says of a request post (issue 42): its
+# reactions, its thread (a PostList), and replies' words, with the ids
+# answer-fuzzer.c's context uses.
+OWNER, BOT = "owner0000000000000000000aa", "bridgebot00000000000000000"
+POST, DM = "request0000000000000000000", "dmchannel00000000000000000"
+
+
+def reaction(user, emoji, at, post=POST):
+    return {"user_id": user, "post_id": post, "emoji_name": emoji,
+            "create_at": at, "update_at": at, "delete_at": 0}
+
+
+def post(pid, message, at, user=OWNER, root=POST, props=None, type_=""):
+    return {"id": pid, "create_at": at, "update_at": at, "edit_at": 0,
+            "delete_at": 0, "is_pinned": False, "user_id": user,
+            "channel_id": DM, "root_id": root, "original_id": "",
+            "message": message, "type": type_, "props": props or {},
+            "hashtags": "", "pending_post_id": "", "reply_count": 1,
+            "metadata": {}}
+
+
+def postlist(*posts):
+    return {"order": [p["id"] for p in posts],
+            "posts": {p["id"]: p for p in posts},
+            "next_post_id": "", "prev_post_id": "",
+            "has_next": False}
+
+
+def answer(seed, value):
+    put("answer", seed, json.dumps(value, indent=1).encode())
+
+
+ROOT = post(POST, "**Boxmaker asks** (approval 42)", 1000, user=BOT,
+            root="")
+answer("reactions-approve", [reaction(OWNER, "white_check_mark", 2000)])
+answer("reactions-mixed", [reaction(BOT, "+1", 1500),
+                           reaction("someoneelse000000000000000", "x", 1600),
+                           reaction(OWNER, "-1", 2000),
+                           reaction(OWNER, "+1", 2000),
+                           reaction(OWNER, "heart", 1900, post="x" * 26)])
+answer("reactions-null", None)
+answer("thread-approve", postlist(ROOT, post("reply00000000000000000000a",
+                                             " Approve\n", 2000)))
+answer("thread-refuse-reason", postlist(
+    ROOT, post("reply00000000000000000000b", "refuse not today", 2100),
+    post("reply00000000000000000000c", "yes", 1900)))
+answer("thread-lookalikes", postlist(
+    ROOT,
+    post("reply00000000000000000000d", "approve", 2000,
+         props={"from_webhook": "true", "override_username": "x"}),
+    post("reply00000000000000000000e", "approve", 2001,
+         props={"from_bot": "true"}),
+    post("reply00000000000000000000f", "approve", 2002, root="x" * 26),
+    post("reply00000000000000000000g", "approve", 2003,
+         type_="system_join_channel"),
+    post("reply00000000000000000000h", "approve please", 2004)))
+put("answer", "text-refuse-utf8", "REFUSE\tcafé \u202e\n".encode())
+put("answer", "text-approve", b"\r\n approve \t")

@@ -96,7 +96,8 @@ targets() {
 	redact) echo src/proto/redact.c src/proto/redact_decode.c \
 	    src/proto/redact_pattern.c ;;
 	# escape.c: escape_string's size overflow (SIZE_MAX / 6 bytes).
-	escape) echo src/bxctl/common/escape.c ;;
+	escape) echo src/proto/escape.c ;;
+	answer) echo src/bxbridge/answer.c ;;
 	# peer.c: a timeout, a frame too large and a read error (the pipe
 	# holds the whole input, at most 60000 bytes, and is closed).
 	# turn_print.c: asking the owner (a terminal and brokerd; the

@@ -18,7 +18,7 @@
 #include "bxctl/audit/audit_read.h"
 #include "bxctl/common/admin.h"
 #include "bxctl/common/cli.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/jsonout.h"
 #include "bxctl/common/show.h"
 #include "proto/audit_fast.h"

@@ -13,7 +13,7 @@
 #include "bxctl/approvals/answer.h"
 #include "bxctl/commands.h"
 #include "bxctl/common/admin.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/options.h"
 #include "bxctl/common/when.h"
 #include "bxctl/grants/approve_for.h"

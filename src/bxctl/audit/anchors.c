@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "bxctl/audit/anchors.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "proto/readfile.h"
 
 void

@@ -17,7 +17,7 @@
 #include "bxctl/audit/anchors.h"
 #include "bxctl/audit/audit_read.h"
 #include "bxctl/audit/audit_verify.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/options.h"
 #include "proto/chain.h"
 

@@ -20,7 +20,7 @@
 #include "bxctl/chat/prompt.h"
 #include "bxctl/chat/turn.h"
 #include "bxctl/commands.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/options.h"
 #include "proto/types.h"
 

@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "bxctl/chat/compact.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "proto/json.h"
 
 /* The arguments that say the most about a call, in order. */

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "bxctl/chat/statusline.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/show.h"
 
 #define ERASE_LINE	"\r\033[K"

@@ -23,7 +23,7 @@
 #include "bxctl/chat/turn.h"
 #include "bxctl/common/admin.h"
 #include "bxctl/common/cli.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/show.h"
 #include "bxctl/common/when.h"
 #include "bxctl/grants/approve_for.h"

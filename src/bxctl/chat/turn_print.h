@@ -22,7 +22,7 @@
 
 #include "bxctl/chat/statusline.h"
 #include "bxctl/chat/turn.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "proto/message.h"
 
 /* What a turn remembers between its events. */

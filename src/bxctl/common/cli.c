@@ -9,7 +9,7 @@
 #include <getopt.h>
 
 #include "bxctl/common/cli.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "proto/help.h"
 
 /* The longest message line before escaping; longer ones are cut. */

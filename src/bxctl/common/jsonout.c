@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/jsonout.h"
 #include "proto/types.h"
 

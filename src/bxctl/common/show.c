@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/show.h"
 #include "proto/clock.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/table.h"
 
 void

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "bxctl/commands.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/options.h"
 #include "bxctl/common/show.h"
 #include "bxctl/common/when.h"

@@ -13,7 +13,7 @@
 
 #include "bxctl/commands.h"
 #include "bxctl/common/admin.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/jsonout.h"
 #include "bxctl/common/options.h"
 #include "bxctl/common/show.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bxctl/commands.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/grants/grantprune.h"
 #include "bxctl/common/options.h"
 #include "bxctl/common/show.h"

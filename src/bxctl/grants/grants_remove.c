@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "bxctl/commands.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/options.h"
 #include "bxctl/grants/grantwrite.h"
 

@@ -25,7 +25,7 @@
 #include "bxctl/audit/audit_read.h"
 #include "bxctl/commands.h"
 #include "bxctl/common/admin.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/jsonout.h"
 #include "bxctl/common/sock.h"
 #include "bxctl/log/log_args.h"

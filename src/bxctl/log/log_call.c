@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/jsonout.h"
 #include "bxctl/common/when.h"
 #include "bxctl/log/log_call.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/secrets/secretprob.h"
 
 static bool

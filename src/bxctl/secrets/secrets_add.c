@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "bxctl/commands.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/options.h"
 #include "bxctl/secrets/secretdir.h"
 #include "bxctl/secrets/secretprob.h"

@@ -16,7 +16,7 @@
 
 #include "brokerd/grants.h"
 #include "bxctl/commands.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/jsonout.h"
 #include "bxctl/common/options.h"
 #include "bxctl/common/table.h"

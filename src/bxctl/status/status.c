@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "bxctl/commands.h"
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 #include "bxctl/common/show.h"
 #include "bxctl/common/when.h"
 #include "bxctl/status/status.h"

@@ -1,7 +1,8 @@
 /*
  * escape.h: printing text that came from the model, a tool or a peer as
  * data, so that nothing in it can move the cursor, change colours, hide
- * text or reorder what the owner reads (design section 9, issue 8).
+ * text or reorder what the owner reads (design section 9, issue 8): on
+ * bxctl's terminal, and in the Mattermost posts bxbridge writes (issue 42).
  *
  * Valid UTF-8 passes through unchanged, except:
  *	U+0000 to U+001F, U+007F, U+0080 to U+009F	\u00XX
@@ -30,8 +31,8 @@
  * Ownership: escape_string() returns a malloc'd string the caller frees;
  * escape_buf() writes into the caller's buffer; nothing else allocates.
  */
-#ifndef BXCTL_ESCAPE_H
-#define BXCTL_ESCAPE_H
+#ifndef BX_ESCAPE_H
+#define BX_ESCAPE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * test-escape.c: src/bxctl/common/escape.h, the rules for printing untrusted text
+ * test-escape.c: src/proto/escape.h, the rules for printing untrusted text
  * as data, one case per rule, and a sweep over every code point; the
  * stream form, cut every way, printing what the whole prints.
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 
 /* The escaped form of s[0..len), checked against escape_write() too. */
 static void

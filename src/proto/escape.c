@@ -1,6 +1,6 @@
 /*
- * escape.c: the one place bxctl turns untrusted text into printable data
- * (the rules are in escape.h). One step decodes one UTF-8 character, or
+ * escape.c: the one place bxctl and bxbridge turn untrusted text into
+ * printable data (the rules are in escape.h). One step decodes one UTF-8 character, or
  * finds one invalid byte, and produces its printed form; the writers are
  * loops over that step.
  */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bxctl/common/escape.h"
+#include "proto/escape.h"
 
 /* The longest printed form of one step: "\u202e" and the NUL. */
 #define STEP_MAX	7
