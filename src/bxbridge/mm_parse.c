@@ -144,7 +144,7 @@ mm_parse_reactions(const json_t *array, const char *post_id,
 	struct mm_reaction *grown;
 	size_t i, n;
 
-	if (json_is_null(array))
+	if (array == NULL || json_is_null(array))
 		return 0;
 	if (!json_is_array(array))
 		return bx_fail(err, "the reactions are not a JSON array");

@@ -22,7 +22,7 @@ int	mm_parse_id(const json_t *obj, const char *key, bool may_be_empty,
 int	mm_parse_user(const json_t *, struct mm_user *, struct bx_error *);
 int	mm_parse_post(const json_t *, struct mm_post *, struct bx_error *);
 /*
- * A JSON array of Reactions (null: none), appended to *list; each must
+ * A JSON array of Reactions (null or NULL: none), appended to *list; each must
  * be to post_id.
  */
 int	mm_parse_reactions(const json_t *array, const char *post_id,
