@@ -6,7 +6,7 @@
  * Each fails with -1 and an error naming the field ("posts[3].user_id:
  * not a Mattermost id"); the caller says whose answer it was. Out
  * structs are written only on success and then hold heap strings the
- * caller frees with mm.h's clear functions.
+ * caller frees with mm_types.h's clear functions.
  */
 #ifndef BXBRIDGE_MM_PARSE_H
 #define BXBRIDGE_MM_PARSE_H
@@ -14,7 +14,7 @@
 #include <jansson.h>
 
 #include "proto/error.h"
-#include "mm.h"
+#include "mm_types.h"
 
 /* obj[key] as an id into out; "" allowed only if may_be_empty. */
 int	mm_parse_id(const json_t *obj, const char *key, bool may_be_empty,

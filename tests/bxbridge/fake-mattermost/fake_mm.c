@@ -125,9 +125,17 @@ read_request(FILE *in, struct request *req)
 	return 0;
 }
 
-/* Keeps the request as a log line, in memory and in the log file. */
+static bool
+authorized(const struct fake_mm *fm, const char *auth)
+{
+	return strncmp(auth, "Bearer ", 7) == 0 &&
+	    strcmp(auth + 7, fm->fm_token) == 0;
+}
+
+/* Keeps the request as a log line, in memory and in the log file; the
+ * token itself is not logged, only whether it was the right one. */
 static void
-log_request(struct fake_mm *fm, const struct request *req)
+log_request(struct fake_mm *fm, const struct request *req, bool authorized)
 {
 	json_t *body, *line;
 	char *text, **grown;
@@ -136,8 +144,9 @@ log_request(struct fake_mm *fm, const struct request *req)
 	body = json_loads(req->body, JSON_DECODE_ANY, NULL);
 	if (body == NULL && req->body[0] != '\0')
 		body = json_string(req->body);
-	line = json_pack("{ss ss so}", "method", req->method, "path",
-	    req->path, "body", body != NULL ? body : json_null());
+	line = json_pack("{ss ss so sb}", "method", req->method, "path",
+	    req->path, "body", body != NULL ? body : json_null(),
+	    "authorized", authorized);
 	text = json_dumps(line, JSON_COMPACT);
 	json_decref(line);
 	if (text == NULL)
@@ -213,13 +222,6 @@ respond_failure(int fd, enum fake_mm_fail kind, long reset)
 	free(body);
 }
 
-static bool
-authorized(const struct fake_mm *fm, const char *auth)
-{
-	return strncmp(auth, "Bearer ", 7) == 0 &&
-	    strcmp(auth + 7, fm->fm_token) == 0;
-}
-
 static void
 serve_one(struct fake_mm *fm, int fd, FILE *in)
 {
@@ -242,7 +244,7 @@ serve_one(struct fake_mm *fm, int fd, FILE *in)
 		fake_mm_control(fm->fm_state, req.method, req.path, req.body,
 		    &a);
 	else {
-		log_request(fm, &req);
+		log_request(fm, &req, authorized(fm, req.auth));
 		fail = fm_state_next_failure(fm->fm_state, &kind, &reset);
 		if (!fail && !authorized(fm, req.auth)) {
 			a.status = 401;

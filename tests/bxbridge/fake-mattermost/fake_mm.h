@@ -23,7 +23,8 @@
  * 1 MiB), the server gone and back (fake_mm_suspend, fake_mm_resume: the
  * port refuses connections, the state is kept), and it reads back what
  * was posted and patched (fake_mm_post_message, fake_mm_request, and a
- * log file of one JSON line a request: {"method", "path", "body"}).
+ * log file of one JSON line a request: {"method", "path", "body",
+ * "authorized"}, authorized saying whether the right token came).
  *
  * The program (main.c) offers the same scripting over HTTP, without the
  * token, under /fake/ (see main.c).
