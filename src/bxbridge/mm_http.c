@@ -343,8 +343,8 @@ transfer_error(const struct mm_http *h, const char *method, const char *path,
 {
 	if (b->b_too_large || rc == CURLE_FILESIZE_EXCEEDED) {
 		bx_fail(err, "Mattermost %s answered %s %s with more than %d "
-		    "bytes (MM_MAX_BODY); refused", h->h_url, method, path,
-		    MM_MAX_BODY);
+		    "bytes, the most the bridge reads; refused", h->h_url,
+		    method, path, MM_MAX_BODY);
 		return MM_REFUSED;
 	}
 	bx_fail(err, "Mattermost %s could not be reached for %s %s: %s; "

@@ -154,6 +154,8 @@ test_users_me(void **state)
 	    "GET");
 	assert_string_equal(json_string_value(json_object_get(req, "path")),
 	    "/api/v4/users/me");
+	/* The token went as "Authorization: Bearer <token>". */
+	assert_true(json_is_true(json_object_get(req, "authorized")));
 	json_decref(req);
 }
 
@@ -549,6 +551,34 @@ test_options_refused(void **state)
 	mm_client_free(NULL);
 }
 
+/* https with a private CA: a CA file that is not there, and a server
+ * that does not speak TLS, both fail the connection, saying why. */
+static void
+test_https_ca_file(void **state)
+{
+	struct fixture *f = *state;
+	struct mm_http_opts opts = { .token = FAKE_MM_TOKEN,
+	    .token_len = strlen(FAKE_MM_TOKEN), .timeout_s = 20 };
+	struct mm_client *mc;
+	struct mm_user me;
+	struct bx_error err;
+	char url[64];
+
+	snprintf(url, sizeof(url), "https://127.0.0.1:%d",
+	    fake_mm_port(f->fm));
+	opts.url = url;
+	opts.ca_file = "/nonexistent/boxmaker-ca.pem";
+	assert_int_equal(mm_client_new(&opts, &mc, &err), 0);
+	assert_int_equal(mm_users_me(mc, &me, &err), MM_UNREACHABLE);
+	assert_contains(err.msg, "could not be reached");
+	mm_client_free(mc);
+	opts.ca_file = NULL;
+	assert_int_equal(mm_client_new(&opts, &mc, &err), 0);
+	assert_int_equal(mm_users_me(mc, &me, &err), MM_UNREACHABLE);
+	mm_client_free(mc);
+	assert_int_equal(fake_mm_request_count(f->fm), 0);
+}
+
 /* Through a Unix socket, as from the jail through its relay. */
 static void
 test_unix_socket(void **state)
@@ -645,6 +675,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test(test_malformed_bot_id),
 		cmocka_unit_test(test_options_refused),
+		cmocka_unit_test_setup_teardown(test_https_ca_file, setup,
+		    teardown),
 		cmocka_unit_test(test_unix_socket),
 		cmocka_unit_test_setup_teardown(test_fake_control, setup,
 		    teardown),
