@@ -1,9 +1,9 @@
 /*
- * fake_mm.c: the fake Mattermost server's socket side (see fake_mm.h):
- * one thread accepts a connection, reads one HTTP/1.1 request, logs it,
- * applies the failures scripted and the token check, and answers from
- * fake_mm_state.c (or, under /fake/, from fake_mm_control.c), closing
- * the connection after each answer.
+ * fake_mm.c: the fake Mattermost server's thread and its scripting (see
+ * fake_mm.h): it accepts a connection, reads one request
+ * (fake_mm_http.c), logs it, applies the failures scripted and the token
+ * check, and answers from fake_mm_state.c (or, under /fake/, from
+ * fake_mm_control.c), closing the connection after each answer.
  */
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -23,6 +23,7 @@
 
 #include "fake_mm.h"
 #include "fake_mm_control.h"
+#include "fake_mm_http.h"
 #include "fake_mm_state.h"
 
 struct fake_mm {
@@ -40,91 +41,6 @@ struct fake_mm {
 	size_t		 fm_nrequests;
 };
 
-struct request {
-	char	 method[16];
-	char	 path[1024];
-	char	 auth[512];	/* the Authorization header, or "" */
-	char	*body;		/* NUL-terminated, maybe "" */
-};
-
-static int
-send_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = send(fd, buf, len, MSG_NOSIGNAL);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* An answer; extra is more header lines, each ending "\r\n". A body
- * sent unsized is ended by closing the connection. */
-static void
-respond(int fd, int status, const char *extra, const char *body, bool sized)
-{
-	char head[1024], length[64] = "";
-
-	if (sized)
-		snprintf(length, sizeof(length), "Content-Length: %zu\r\n",
-		    strlen(body));
-	snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\nContent-Type: "
-	    "application/json\r\n%s%sConnection: close\r\n\r\n", status,
-	    status < 300 ? "OK" : "Error", length, extra);
-	if (send_all(fd, head, strlen(head)) == 0)
-		send_all(fd, body, strlen(body));
-}
-
-/* One header line's value into buf if its name is name. */
-static void
-header(const char *line, const char *name, char *buf, size_t len)
-{
-	size_t nlen = strlen(name);
-
-	if (strncasecmp(line, name, nlen) != 0 || line[nlen] != ':')
-		return;
-	for (line += nlen + 1; *line == ' '; line++)
-		;
-	snprintf(buf, len, "%.*s", (int)strcspn(line, "\r\n"), line);
-}
-
-/* Reads one request; 0, or the status to refuse it with, or -1. */
-static int
-read_request(FILE *in, struct request *req)
-{
-	char line[FAKE_MM_MAX_LINE], length[32] = "";
-	unsigned long cl;
-
-	if (fgets(line, sizeof(line), in) == NULL)
-		return -1;
-	if (sscanf(line, "%15s %1023s", req->method, req->path) != 2)
-		return 400;
-	for (;;) {
-		if (fgets(line, sizeof(line), in) == NULL)
-			return -1;
-		if (strcmp(line, "\r\n") == 0)
-			break;
-		if (strchr(line, '\n') == NULL)
-			return 431;
-		header(line, "Content-Length", length, sizeof(length));
-		header(line, "Authorization", req->auth, sizeof(req->auth));
-	}
-	cl = strtoul(length, NULL, 10);
-	if (cl > FAKE_MM_MAX_BODY)
-		return 413;
-	if ((req->body = calloc(1, cl + 1)) == NULL)
-		return -1;
-	if (cl > 0 && fread(req->body, 1, cl, in) != cl)
-		return -1;
-	return 0;
-}
-
 static bool
 authorized(const struct fake_mm *fm, const char *auth)
 {
@@ -135,7 +51,7 @@ authorized(const struct fake_mm *fm, const char *auth)
 /* Keeps the request as a log line, in memory and in the log file; the
  * token itself is not logged, only whether it was the right one. */
 static void
-log_request(struct fake_mm *fm, const struct request *req, bool authorized)
+log_request(struct fake_mm *fm, const struct fm_request *req, bool authorized)
 {
 	json_t *body, *line;
 	char *text, **grown;
@@ -166,76 +82,21 @@ log_request(struct fake_mm *fm, const struct request *req, bool authorized)
 	fm->fm_requests[fm->fm_nrequests++] = text;
 }
 
-/* A 200 answer one byte over the bridge's bound: a user, padded. */
-static void
-respond_huge(int fd, bool sized)
-{
-	static const char head[] = "{\"id\":\"" FAKE_MM_BOT_ID
-	    "\",\"username\":\"";
-	char *body;
-
-	if ((body = malloc(FAKE_MM_HUGE_BYTES + 1)) == NULL)
-		return;
-	memset(body, 'x', FAKE_MM_HUGE_BYTES);
-	memcpy(body, head, sizeof(head) - 1);
-	memcpy(body + FAKE_MM_HUGE_BYTES - 2, "\"}", 3);
-	respond(fd, 200, "", body, sized);
-	free(body);
-}
-
-/* A failure scripted with fake_mm_fail(). */
-static void
-respond_failure(int fd, enum fake_mm_fail kind, long reset)
-{
-	char extra[256], *body = NULL;
-
-	switch (kind) {
-	case FAKE_MM_FAIL_RATE:
-		/* The API reference's 429: headers and a plain body. */
-		snprintf(extra, sizeof(extra), "X-Ratelimit-Limit: 10\r\n"
-		    "X-Ratelimit-Remaining: 0\r\nX-Ratelimit-Reset: %ld\r\n",
-		    reset);
-		respond(fd, 429, extra, "limit exceeded\n", true);
-		break;
-	case FAKE_MM_FAIL_401:
-		body = fm_error_body(401, "api.context.session_expired.app_error",
-		    "Invalid or expired session, please login again.");
-		break;
-	case FAKE_MM_FAIL_403:
-		body = fm_error_body(403, "api.context.permissions.app_error",
-		    "You do not have the appropriate permissions.");
-		break;
-	case FAKE_MM_FAIL_500:
-		body = fm_error_body(500, "app.fake.internal.app_error",
-		    "The fake server failed on purpose.");
-		break;
-	case FAKE_MM_FAIL_HUGE:
-	case FAKE_MM_FAIL_HUGE_UNSIZED:
-		respond_huge(fd, kind == FAKE_MM_FAIL_HUGE);
-		break;
-	case FAKE_MM_FAIL_HANGUP:
-		break;
-	}
-	if (body != NULL)
-		respond(fd, kind == FAKE_MM_FAIL_401 ? 401 :
-		    kind == FAKE_MM_FAIL_403 ? 403 : 500, "", body, true);
-	free(body);
-}
 
 static void
 serve_one(struct fake_mm *fm, int fd, FILE *in)
 {
 	struct fm_answer a = { 500, NULL };
-	struct request req;
+	struct fm_request req;
 	enum fake_mm_fail kind;
 	bool fail = false;
 	long reset;
 	int r;
 
 	memset(&req, 0, sizeof(req));
-	if ((r = read_request(in, &req)) != 0) {
+	if ((r = fm_read_request(in, &req)) != 0) {
 		if (r > 0)
-			respond(fd, r, "", "{}", true);
+			fm_respond(fd, r, "", "{}", true);
 		free(req.body);
 		return;
 	}
@@ -257,9 +118,9 @@ serve_one(struct fake_mm *fm, int fd, FILE *in)
 	}
 	pthread_mutex_unlock(&fm->fm_lock);
 	if (fail && strncmp(req.path, "/fake/", 6) != 0)
-		respond_failure(fd, kind, reset);
+		fm_respond_failure(fd, kind, reset);
 	else
-		respond(fd, a.status, "", a.body != NULL ? a.body : "{}",
+		fm_respond(fd, a.status, "", a.body != NULL ? a.body : "{}",
 		    true);
 	free(a.body);
 	free(req.body);
