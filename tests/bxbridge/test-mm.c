@@ -579,20 +579,24 @@ test_https_ca_file(void **state)
 	assert_int_equal(fake_mm_request_count(f->fm), 0);
 }
 
-/* Through a Unix socket, as from the jail through its relay. */
+/* Through a Unix socket, as from the jail through its relay; the fake's
+ * log file has the request. */
 static void
 test_unix_socket(void **state)
 {
-	char dir[] = "/tmp/test-mm-XXXXXX", path[64];
+	char dir[] = "/tmp/test-mm-XXXXXX", path[64], log[64], line[512];
 	struct fake_mm_opts opts = { 0 };
 	struct fixture *f;
 	struct mm_client *mc;
 	struct mm_user me;
 	struct bx_error err;
+	FILE *in;
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/mm.sock", dir);
+	snprintf(log, sizeof(log), "%s/requests.log", dir);
 	opts.unix_path = path;
+	opts.log_path = log;
 	setup_opts(state, &opts);
 	f = *state;
 	/* Its URL's port is not the way in: the socket is. */
@@ -602,7 +606,13 @@ test_unix_socket(void **state)
 	assert_string_equal(me.id, BOT);
 	mm_client_free(mc);
 	teardown(state);
-	unlink(path);
+	assert_non_null(in = fopen(log, "r"));
+	assert_non_null(fgets(line, sizeof(line), in));
+	assert_string_equal(line, "{\"method\":\"GET\",\"path\":"
+	    "\"/api/v4/users/me\",\"body\":null,\"authorized\":true}\n");
+	assert_null(fgets(line, sizeof(line), in));
+	fclose(in);
+	assert_int_equal(unlink(log), 0);
 	assert_int_equal(rmdir(dir), 0);
 }
 
