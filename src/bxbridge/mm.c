@@ -247,7 +247,8 @@ mm_reactions_bulk(struct mm_client *c, const char *const *post_ids,
 		return bx_fail(err, "out of memory");
 	for (i = 0; i < count; i++)
 		if (check_arg("post id", post_ids[i], err) == -1 ||
-		    json_array_append_new(body, json_string(post_ids[i])) == -1) {
+		    json_array_append_new(body,
+		    json_string(post_ids[i])) == -1) {
 			json_decref(body);
 			return MM_REFUSED;
 		}

@@ -328,7 +328,8 @@ http_error(struct mm_http *h, const char *method, const char *path,
 	}
 	if (status >= 500) {
 		bx_fail(err, "Mattermost %s failed %s %s (HTTP %ld): %s; "
-		    "trying again later", h->h_url, method, path, status, words);
+		    "trying again later", h->h_url, method, path, status,
+		    words);
 		return MM_UNREACHABLE;
 	}
 	bx_fail(err, "Mattermost %s refused %s %s (HTTP %ld): %s", h->h_url,

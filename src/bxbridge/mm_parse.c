@@ -177,7 +177,8 @@ mm_parse_thread(const json_t *obj, struct mm_thread *ret,
 			goto fail;
 		}
 		if ((post = json_object_get(posts, id)) == NULL) {
-			bx_fail(err, "order[%zu]: no such post in \"posts\"", i);
+			bx_fail(err, "order[%zu]: no such post in \"posts\"",
+			    i);
 			goto fail;
 		}
 		if (mm_parse_post(post, &t.posts[i], err) == -1) {

@@ -523,7 +523,8 @@ static void
 test_options_refused(void **state)
 {
 	static const char *const bad_urls[] = { "http://example.org",
-	    "http://localhost:8065", "ftp://127.0.0.1", "https://u:p@chat.example.org",
+	    "http://localhost:8065", "ftp://127.0.0.1",
+	    "https://u:p@chat.example.org",
 	    "https://chat.example.org/?x=1", "https://chat.example.org/#top",
 	    "chat.example.org", "", NULL };
 	struct mm_http_opts opts = { .url = "https://chat.example.org",
@@ -667,7 +668,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_post_patch_delete, setup,
 		    teardown),
-		cmocka_unit_test_setup_teardown(test_reactions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reactions, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_bound, setup,
 		    teardown),

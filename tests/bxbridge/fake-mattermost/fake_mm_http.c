@@ -120,7 +120,8 @@ fm_respond_failure(int fd, enum fake_mm_fail kind, long reset)
 		fm_respond(fd, 429, extra, "limit exceeded\n", true);
 		break;
 	case FAKE_MM_FAIL_401:
-		body = fm_error_body(401, "api.context.session_expired.app_error",
+		body = fm_error_body(401,
+		    "api.context.session_expired.app_error",
 		    "Invalid or expired session, please login again.");
 		break;
 	case FAKE_MM_FAIL_403:

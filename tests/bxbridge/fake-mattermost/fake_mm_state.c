@@ -279,7 +279,8 @@ direct_channel(struct fm_state *s, json_t *body, struct fm_answer *a)
 	    "name", name, "header", "", "purpose", "", "last_post_at", now,
 	    "total_msg_count", (json_int_t)0, "extra_update_at", now,
 	    "creator_id", s->bot_id);
-	if (channel == NULL || json_object_set(s->channels, id, channel) == -1) {
+	if (channel == NULL ||
+	    json_object_set(s->channels, id, channel) == -1) {
 		json_decref(channel);
 		a->status = 500;
 		return;
