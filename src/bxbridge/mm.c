@@ -232,11 +232,10 @@ mm_post_delete(struct mm_client *c, const char *post_id,
 
 int
 mm_reactions_bulk(struct mm_client *c, const char *const *post_ids,
-    size_t count, struct mm_reactions *ret, struct bx_error *err)
+    size_t count, json_t **ret, struct bx_error *err)
 {
 	static const char path[] = "/api/v4/posts/ids/reactions";
-	struct mm_reactions list = { 0 };
-	json_t *body, *answer;
+	json_t *body, *answer, *map = NULL, *list;
 	size_t i;
 	int r;
 
@@ -256,28 +255,34 @@ mm_reactions_bulk(struct mm_client *c, const char *const *post_ids,
 	json_decref(body);
 	if (r != MM_OK)
 		return r;
-	/* A map of post id to its reactions; a post without any may be
-	 * missing or null. Only the posts asked about are read. */
+	/* A post without reactions may be missing or null: each post asked
+	 * about gets its array, and nothing else is kept. */
 	if (!json_is_object(answer))
 		r = bx_fail(err, "not a JSON object");
-	for (i = 0; i < count && r == 0; i++)
-		if (mm_parse_reactions(json_object_get(answer, post_ids[i]),
-		    post_ids[i], &list, err) == -1)
+	else if ((map = json_object()) == NULL)
+		r = bx_fail(err, "out of memory");
+	for (i = 0; i < count && r == 0; i++) {
+		list = json_object_get(answer, post_ids[i]);
+		if (mm_check_reactions(list, post_ids[i], err) == -1)
 			r = bx_error_prefix(err, "\"%s\"", post_ids[i]);
+		else if (json_object_set_new(map, post_ids[i],
+		    json_is_array(list) ? json_incref(list) : json_array()) ==
+		    -1)
+			r = bx_fail(err, "out of memory");
+	}
 	json_decref(answer);
 	if (r == -1) {
-		mm_reactions_clear(&list);
+		json_decref(map);
 		return refused(c, "POST", path, err);
 	}
-	*ret = list;
+	*ret = map;
 	return MM_OK;
 }
 
 int
-mm_reactions_get(struct mm_client *c, const char *post_id,
-    struct mm_reactions *ret, struct bx_error *err)
+mm_reactions_get(struct mm_client *c, const char *post_id, json_t **ret,
+    struct bx_error *err)
 {
-	struct mm_reactions list = { 0 };
 	char path[PATH_MAX_LEN];
 	json_t *answer;
 	int r;
@@ -288,19 +293,21 @@ mm_reactions_get(struct mm_client *c, const char *post_id,
 	if ((r = mm_http_call(c->c_http, "GET", path, NULL, &answer, err)) !=
 	    MM_OK)
 		return r;
-	r = mm_parse_reactions(answer, post_id, &list, err);
-	json_decref(answer);
+	if (!json_is_array(answer))
+		r = bx_fail(err, "the reactions are not a JSON array");
+	else
+		r = mm_check_reactions(answer, post_id, err);
 	if (r == -1) {
-		mm_reactions_clear(&list);
+		json_decref(answer);
 		return refused(c, "GET", path, err);
 	}
-	*ret = list;
+	*ret = answer;
 	return MM_OK;
 }
 
 int
-mm_thread_get(struct mm_client *c, const char *post_id,
-    struct mm_thread *ret, struct bx_error *err)
+mm_thread_get(struct mm_client *c, const char *post_id, json_t **ret,
+    bool *ret_truncated, struct bx_error *err)
 {
 	char path[PATH_MAX_LEN];
 	json_t *answer;
@@ -313,7 +320,7 @@ mm_thread_get(struct mm_client *c, const char *post_id,
 	if ((r = mm_http_call(c->c_http, "GET", path, NULL, &answer, err)) !=
 	    MM_OK)
 		return r;
-	r = mm_parse_thread(answer, ret, err);
+	r = mm_cut_thread(answer, ret, ret_truncated, err);
 	json_decref(answer);
 	return r == 0 ? MM_OK : refused(c, "GET", path, err);
 }

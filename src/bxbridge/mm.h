@@ -1,7 +1,8 @@
 /*
  * mm.h: the bridge's Mattermost REST API v4 client: the calls of
  * m4-secrets-approvals.md section 3.2, each turning the server's JSON
- * into a small struct the bridge can act on.
+ * into a small struct the bridge can act on, or (reactions, threads) into
+ * checked JSON for the bridge's answer reading.
  *
  *	GET    /api/v4/users/me                  mm_users_me()
  *	GET    /api/v4/users/{id}                mm_user_get()
@@ -22,12 +23,16 @@
  *
  * Ownership: a struct mm_client owns its transport; mm_client_new()
  * allocates, mm_client_free() frees (NULL allowed). Structs filled by a
- * call (mm_types.h) are the caller's, written only on MM_OK.
+ * call (mm_types.h) are the caller's, and so is a new JSON reference in
+ * *ret (json_decref it); both are written only on MM_OK.
  */
 #ifndef BXBRIDGE_MM_H
 #define BXBRIDGE_MM_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include <jansson.h>
 
 #include "proto/error.h"
 #include "mm_http.h"
@@ -60,15 +65,25 @@ int	mm_post_patch(struct mm_client *, const char *post_id,
 	    const char *message, struct mm_post *ret, struct bx_error *);
 int	mm_post_delete(struct mm_client *, const char *post_id,
 	    struct bx_error *);
-/* The reactions to up to MM_MAX_BULK posts, each with its post_id. */
+/*
+ * Reactions and threads come back as the server's JSON, checked (every id,
+ * and the fields bxbridge's answer reading uses have their types), for
+ * that reading to take as it is.
+ *
+ * The reactions to up to MM_MAX_BULK posts: *ret maps each post id asked
+ * about, and only those, to its array of Reactions (empty if none).
+ */
 int	mm_reactions_bulk(struct mm_client *, const char *const *post_ids,
-	    size_t count, struct mm_reactions *ret, struct bx_error *);
-/* The reactions to one post. */
+	    size_t count, json_t **ret, struct bx_error *);
+/* The reactions to one post: an array of Reactions. */
 int	mm_reactions_get(struct mm_client *, const char *post_id,
-	    struct mm_reactions *ret, struct bx_error *);
-/* The thread of post_id (the root post included), its first
- * MM_MAX_THREAD posts. */
-int	mm_thread_get(struct mm_client *, const char *post_id,
-	    struct mm_thread *ret, struct bx_error *);
+	    json_t **ret, struct bx_error *);
+/*
+ * The thread of post_id (the root post included) as a PostList,
+ * {"order": [...], "posts": {...}}, cut to its first MM_MAX_THREAD posts;
+ * *ret_truncated says whether it had more.
+ */
+int	mm_thread_get(struct mm_client *, const char *post_id, json_t **ret,
+	    bool *ret_truncated, struct bx_error *);
 
 #endif

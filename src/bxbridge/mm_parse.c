@@ -1,8 +1,9 @@
 /*
- * mm_parse.c: reads Mattermost's User, Post, Reaction and PostList JSON
- * (the API reference's shapes) into mm.h's structs. Fields the bridge
- * does not use are ignored; the ones it uses must have their type, and
- * every id must be a Mattermost id, or the whole answer is refused.
+ * mm_parse.c: checks Mattermost's User, Post, Reaction and PostList JSON
+ * (the API reference's shapes) and reads users and posts into
+ * mm_types.h's structs. Fields nobody uses are ignored; the ones used
+ * must have their type, and every id must be a Mattermost id, or the
+ * whole answer is refused.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,131 +70,136 @@ mm_parse_user(const json_t *obj, struct mm_user *ret, struct bx_error *err)
 	return 0;
 }
 
-int
-mm_parse_post(const json_t *obj, struct mm_post *ret, struct bx_error *err)
+/*
+ * A post's fields as the bridge and its answer reading use them; its ids
+ * into p (not its message).
+ */
+static int
+check_post(const json_t *obj, struct mm_post *p, struct bx_error *err)
 {
-	struct mm_post p;
+	char type[MM_TYPE_MAX + 1];
 	const json_t *props, *created;
-	const char *message;
 
-	memset(&p, 0, sizeof(p));
 	if (!json_is_object(obj))
-		return bx_fail(err, "the post is not a JSON object");
-	if (mm_parse_id(obj, "id", false, p.id, err) == -1 ||
-	    mm_parse_id(obj, "user_id", false, p.user_id, err) == -1 ||
-	    mm_parse_id(obj, "channel_id", false, p.channel_id, err) == -1 ||
+		return bx_fail(err, "not a JSON object");
+	if (mm_parse_id(obj, "id", false, p->id, err) == -1 ||
+	    mm_parse_id(obj, "user_id", false, p->user_id, err) == -1 ||
+	    mm_parse_id(obj, "channel_id", false, p->channel_id, err) == -1 ||
 	    (json_object_get(obj, "root_id") != NULL &&
-	    mm_parse_id(obj, "root_id", true, p.root_id, err) == -1) ||
-	    short_text(obj, "type", true, MM_TYPE_MAX, p.type, err) == -1)
+	    mm_parse_id(obj, "root_id", true, p->root_id, err) == -1) ||
+	    short_text(obj, "type", true, MM_TYPE_MAX, type, err) == -1)
 		return -1;
-	if ((message = json_string_value(json_object_get(obj, "message"))) ==
-	    NULL)
+	if (!json_is_string(json_object_get(obj, "message")))
 		return bx_fail(err, "message: missing, or not a string");
 	props = json_object_get(obj, "props");
 	if (props != NULL && !json_is_object(props) && !json_is_null(props))
 		return bx_fail(err, "props: not an object");
-	p.from_webhook = json_object_get(props, "from_webhook") != NULL;
-	p.from_bot = json_object_get(props, "from_bot") != NULL;
 	created = json_object_get(obj, "create_at");
 	if (created != NULL && !json_is_integer(created))
 		return bx_fail(err, "create_at: not an integer");
-	p.create_at = json_integer_value(created);
-	if ((p.message = strdup(message)) == NULL)
+	return 0;
+}
+
+int
+mm_parse_post(const json_t *obj, struct mm_post *ret, struct bx_error *err)
+{
+	struct mm_post p;
+
+	memset(&p, 0, sizeof(p));
+	if (check_post(obj, &p, err) == -1)
+		return -1;
+	p.create_at = json_integer_value(json_object_get(obj, "create_at"));
+	if ((p.message = strdup(json_string_value(json_object_get(obj,
+	    "message")))) == NULL)
 		return bx_fail(err, "out of memory");
 	*ret = p;
 	return 0;
 }
 
 static int
-parse_reaction(const json_t *obj, const char *post_id,
-    struct mm_reaction *ret, struct bx_error *err)
+check_reaction(const json_t *obj, const char *post_id, struct bx_error *err)
 {
-	struct mm_reaction r;
+	char user[MM_ID_LEN + 1], post[MM_ID_LEN + 1];
+	char emoji[MM_NAME_MAX + 1];
 
 	if (!json_is_object(obj))
 		return bx_fail(err, "not a JSON object");
-	if (mm_parse_id(obj, "user_id", false, r.user_id, err) == -1 ||
-	    mm_parse_id(obj, "post_id", false, r.post_id, err) == -1 ||
-	    short_text(obj, "emoji_name", false, MM_NAME_MAX, r.emoji_name,
+	if (mm_parse_id(obj, "user_id", false, user, err) == -1 ||
+	    mm_parse_id(obj, "post_id", false, post, err) == -1 ||
+	    short_text(obj, "emoji_name", false, MM_NAME_MAX, emoji,
 	    err) == -1)
 		return -1;
-	if (strcmp(r.post_id, post_id) != 0)
+	if (strcmp(post, post_id) != 0)
 		return bx_fail(err, "post_id: a reaction to another post");
-	*ret = r;
 	return 0;
 }
 
 int
-mm_parse_reactions(const json_t *array, const char *post_id,
-    struct mm_reactions *list, struct bx_error *err)
+mm_check_reactions(const json_t *array, const char *post_id,
+    struct bx_error *err)
 {
-	struct mm_reaction *grown;
-	size_t i, n;
+	const json_t *reaction;
+	size_t i;
 
 	if (array == NULL || json_is_null(array))
 		return 0;
 	if (!json_is_array(array))
 		return bx_fail(err, "the reactions are not a JSON array");
-	n = json_array_size(array);
-	if (n == 0)
-		return 0;
-	grown = realloc(list->list, (list->count + n) * sizeof(*grown));
-	if (grown == NULL)
-		return bx_fail(err, "out of memory");
-	list->list = grown;
-	for (i = 0; i < n; i++)
-		if (parse_reaction(json_array_get(array, i), post_id,
-		    &list->list[list->count + i], err) == -1)
+	json_array_foreach(array, i, reaction)
+		if (check_reaction(reaction, post_id, err) == -1)
 			return bx_error_prefix(err, "reaction %zu", i);
-	list->count += n;
+	return 0;
+}
+
+/* Puts the post order[i] names into cut, checked. */
+static int
+cut_one(const json_t *order, const json_t *posts, size_t i, json_t *cut,
+    struct bx_error *err)
+{
+	struct mm_post p = { 0 };
+	const char *key;
+	json_t *post;
+
+	key = json_string_value(json_array_get(order, i));
+	if (!mm_id_valid(key))
+		return bx_fail(err, "order[%zu]: not a Mattermost id", i);
+	if ((post = json_object_get(posts, key)) == NULL)
+		return bx_fail(err, "order[%zu]: no such post in \"posts\"",
+		    i);
+	if (check_post(post, &p, err) == -1)
+		return bx_error_prefix(err, "posts[\"%s\"]", key);
+	if (strcmp(p.id, key) != 0)
+		return bx_fail(err, "posts[\"%s\"]: has another id", key);
+	if (json_array_append_new(json_object_get(cut, "order"),
+	    json_string(key)) == -1 ||
+	    json_object_set(json_object_get(cut, "posts"), key, post) == -1)
+		return bx_fail(err, "out of memory");
 	return 0;
 }
 
 int
-mm_parse_thread(const json_t *obj, struct mm_thread *ret,
+mm_cut_thread(const json_t *list, json_t **ret, bool *ret_truncated,
     struct bx_error *err)
 {
-	const json_t *order, *posts, *post;
-	struct mm_thread t = { 0 };
-	const char *id;
+	const json_t *order, *posts;
+	json_t *cut;
 	size_t i, n;
 
-	order = json_object_get(obj, "order");
-	posts = json_object_get(obj, "posts");
+	order = json_object_get(list, "order");
+	posts = json_object_get(list, "posts");
 	if (!json_is_array(order) || !json_is_object(posts))
 		return bx_fail(err, "not a post list (no \"order\" array or "
 		    "\"posts\" object)");
 	n = json_array_size(order);
-	t.truncated = n > MM_MAX_THREAD ||
-	    json_is_true(json_object_get(obj, "has_next"));
-	if (n > MM_MAX_THREAD)
-		n = MM_MAX_THREAD;
-	if (n > 0 && (t.posts = calloc(n, sizeof(*t.posts))) == NULL)
+	if ((cut = json_pack("{s[] s{}}", "order", "posts")) == NULL)
 		return bx_fail(err, "out of memory");
-	for (i = 0; i < n; i++, t.count++) {
-		id = json_string_value(json_array_get(order, i));
-		if (!mm_id_valid(id)) {
-			bx_fail(err, "order[%zu]: not a Mattermost id", i);
-			goto fail;
+	for (i = 0; i < n && i < MM_MAX_THREAD; i++)
+		if (cut_one(order, posts, i, cut, err) == -1) {
+			json_decref(cut);
+			return -1;
 		}
-		if ((post = json_object_get(posts, id)) == NULL) {
-			bx_fail(err, "order[%zu]: no such post in \"posts\"",
-			    i);
-			goto fail;
-		}
-		if (mm_parse_post(post, &t.posts[i], err) == -1) {
-			bx_error_prefix(err, "posts[\"%s\"]", id);
-			goto fail;
-		}
-		if (strcmp(t.posts[i].id, id) != 0) {
-			mm_post_clear(&t.posts[i]);
-			bx_fail(err, "posts[\"%s\"]: has another id", id);
-			goto fail;
-		}
-	}
-	*ret = t;
+	*ret_truncated = n > MM_MAX_THREAD ||
+	    json_is_true(json_object_get(list, "has_next"));
+	*ret = cut;
 	return 0;
-fail:
-	mm_thread_clear(&t);
-	return -1;
 }

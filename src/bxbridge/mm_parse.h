@@ -1,15 +1,19 @@
 /*
- * mm_parse.h: Mattermost's JSON objects (User, Channel, Post, Reaction,
- * PostList) read into mm.h's structs, every id checked. Used by mm.c
- * only; split out so that the calls and the reading each stay small.
+ * mm_parse.h: Mattermost's JSON objects (User, Post, Reaction, PostList)
+ * checked, and read into mm_types.h's structs where the bridge wants
+ * structs. Used by mm.c only; split out so that the calls and the
+ * reading each stay small.
  *
- * Each fails with -1 and an error naming the field ("posts[3].user_id:
- * not a Mattermost id"); the caller says whose answer it was. Out
- * structs are written only on success and then hold heap strings the
- * caller frees with mm_types.h's clear functions.
+ * Every id must be a Mattermost id and every field the bridge or its
+ * answer reading uses must have its type; fields it does not use are
+ * ignored. Each fails with -1 and an error naming the field
+ * ("posts[\"...\"]: user_id: not a Mattermost id"); the caller says whose
+ * answer it was. Out-parameters are written only on success.
  */
 #ifndef BXBRIDGE_MM_PARSE_H
 #define BXBRIDGE_MM_PARSE_H
+
+#include <stdbool.h>
 
 #include <jansson.h>
 
@@ -20,14 +24,21 @@
 int	mm_parse_id(const json_t *obj, const char *key, bool may_be_empty,
 	    char out[MM_ID_LEN + 1], struct bx_error *);
 int	mm_parse_user(const json_t *, struct mm_user *, struct bx_error *);
+/* A post into *ret, whose message the caller frees (mm_post_clear). */
 int	mm_parse_post(const json_t *, struct mm_post *, struct bx_error *);
 /*
- * A JSON array of Reactions (null or NULL: none), appended to *list; each must
- * be to post_id.
+ * An array of Reactions to post_id (NULL or null: none): each an object
+ * with user_id and post_id ids, post_id that post, and an emoji_name.
  */
-int	mm_parse_reactions(const json_t *array, const char *post_id,
-	    struct mm_reactions *list, struct bx_error *);
-/* A PostList, its first MM_MAX_THREAD posts in its "order". */
-int	mm_parse_thread(const json_t *, struct mm_thread *, struct bx_error *);
+int	mm_check_reactions(const json_t *array, const char *post_id,
+	    struct bx_error *);
+/*
+ * A PostList cut to its first MM_MAX_THREAD posts: *ret (a new
+ * reference) is {"order": [...], "posts": {...}} with those posts only,
+ * each checked as a post; *ret_truncated says whether the thread had
+ * more (a longer order, or has_next).
+ */
+int	mm_cut_thread(const json_t *list, json_t **ret, bool *ret_truncated,
+	    struct bx_error *);
 
 #endif

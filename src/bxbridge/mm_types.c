@@ -28,26 +28,3 @@ mm_post_clear(struct mm_post *p)
 	free(p->message);
 	memset(p, 0, sizeof(*p));
 }
-
-void
-mm_reactions_clear(struct mm_reactions *r)
-{
-	if (r == NULL)
-		return;
-	free(r->list);
-	r->list = NULL;
-	r->count = 0;
-}
-
-void
-mm_thread_clear(struct mm_thread *t)
-{
-	size_t i;
-
-	if (t == NULL)
-		return;
-	for (i = 0; i < t->count; i++)
-		mm_post_clear(&t->posts[i]);
-	free(t->posts);
-	memset(t, 0, sizeof(*t));
-}

@@ -222,7 +222,6 @@ test_post_patch_delete(void **state)
 	assert_string_equal(post.user_id, BOT);
 	assert_string_equal(post.channel_id, f->dm);
 	assert_string_equal(post.root_id, "");
-	assert_string_equal(post.type, "");
 	assert_string_equal(post.message, "approval a1 pending");
 	assert_true(post.create_at > 0);
 	message = fake_mm_post_message(f->fm, post.id);
@@ -252,15 +251,21 @@ test_post_patch_delete(void **state)
 	mm_post_clear(&patched);
 }
 
+/* A JSON object's string field, for short asserts. */
+static const char *
+field(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
 static void
 test_reactions(void **state)
 {
 	struct fixture *f = *state;
 	char one[MM_ID_LEN + 1], two[MM_ID_LEN + 1];
 	const char *ids[2] = { one, two };
-	struct mm_reactions list = { 0 };
+	json_t *map, *list, *req;
 	struct bx_error err;
-	json_t *req;
 
 	request_post(f, "first", one);
 	request_post(f, "second", two);
@@ -268,26 +273,43 @@ test_reactions(void **state)
 	    0);
 	assert_int_equal(fake_mm_react(f->fm, OTHER, one, "+1"), 0);
 
-	assert_ok(mm_reactions_bulk(f->mc, ids, 2, &list, &err));
+	assert_ok(mm_reactions_bulk(f->mc, ids, 2, &map, &err));
 	req = last_request(f);
-	assert_string_equal(json_string_value(json_object_get(req, "path")),
-	    "/api/v4/posts/ids/reactions");
+	assert_string_equal(field(req, "path"), "/api/v4/posts/ids/reactions");
 	assert_int_equal(json_array_size(json_object_get(req, "body")), 2);
 	json_decref(req);
-	assert_int_equal(list.count, 2);
-	assert_string_equal(list.list[0].user_id, OWNER);
-	assert_string_equal(list.list[0].post_id, one);
-	assert_string_equal(list.list[0].emoji_name, "white_check_mark");
-	assert_string_equal(list.list[1].user_id, OTHER);
-	assert_string_equal(list.list[1].emoji_name, "+1");
-	mm_reactions_clear(&list);
+	/* Each post asked about has its array, the one without any too. */
+	assert_int_equal(json_object_size(map), 2);
+	list = json_object_get(map, one);
+	assert_int_equal(json_array_size(list), 2);
+	assert_string_equal(field(json_array_get(list, 0), "user_id"), OWNER);
+	assert_string_equal(field(json_array_get(list, 0), "post_id"), one);
+	assert_string_equal(field(json_array_get(list, 0), "emoji_name"),
+	    "white_check_mark");
+	assert_string_equal(field(json_array_get(list, 1), "user_id"), OTHER);
+	assert_string_equal(field(json_array_get(list, 1), "emoji_name"),
+	    "+1");
+	assert_true(json_is_array(json_object_get(map, two)));
+	assert_int_equal(json_array_size(json_object_get(map, two)), 0);
+	json_decref(map);
 
 	assert_ok(mm_reactions_get(f->mc, one, &list, &err));
-	assert_int_equal(list.count, 2);
-	mm_reactions_clear(&list);
+	assert_int_equal(json_array_size(list), 2);
+	json_decref(list);
 	assert_ok(mm_reactions_get(f->mc, two, &list, &err));
-	assert_int_equal(list.count, 0);
-	mm_reactions_clear(&list);
+	assert_int_equal(json_array_size(list), 0);
+	json_decref(list);
+}
+
+/* The i-th post of a checked thread. */
+static const json_t *
+thread_post(const json_t *thread, size_t i)
+{
+	const char *id = json_string_value(json_array_get(json_object_get(
+	    thread, "order"), i));
+
+	assert_non_null(id);
+	return json_object_get(json_object_get(thread, "posts"), id);
 }
 
 static void
@@ -295,9 +317,10 @@ test_thread(void **state)
 {
 	struct fixture *f = *state;
 	char root[MM_ID_LEN + 1], id[MM_ID_LEN + 1];
-	struct mm_thread t = { 0 };
+	const json_t *post;
+	bool truncated = true;
 	struct bx_error err;
-	json_t *req;
+	json_t *t, *req;
 	size_t i;
 
 	request_post(f, "approval a1 pending", root);
@@ -310,28 +333,37 @@ test_thread(void **state)
 	assert_int_equal(fake_mm_reply(f->fm, OWNER, root, "approve", NULL,
 	    "system_join_channel", NULL), 0);
 
-	assert_ok(mm_thread_get(f->mc, root, &t, &err));
+	assert_ok(mm_thread_get(f->mc, root, &t, &truncated, &err));
 	req = last_request(f);
-	assert_contains(json_string_value(json_object_get(req, "path")),
-	    "?perPage=200");
+	assert_contains(field(req, "path"), "?perPage=200");
 	json_decref(req);
-	assert_int_equal(t.count, 5);
-	assert_false(t.truncated);
-	/* Newest first, as the server orders a thread; the root last. */
-	assert_string_equal(t.posts[4].id, root);
-	assert_string_equal(t.posts[4].root_id, "");
-	assert_string_equal(t.posts[3].id, id);
-	assert_string_equal(t.posts[3].message, "approve");
-	assert_string_equal(t.posts[3].user_id, OWNER);
-	assert_false(t.posts[3].from_webhook || t.posts[3].from_bot);
-	assert_true(t.posts[2].from_webhook);
-	assert_true(t.posts[1].from_bot);
-	assert_string_equal(t.posts[0].type, "system_join_channel");
+	assert_false(truncated);
+	assert_int_equal(json_array_size(json_object_get(t, "order")), 5);
+	assert_int_equal(json_object_size(json_object_get(t, "posts")), 5);
+	/* Newest first, as the server orders a thread; the root last. All
+	 * the API's fields are kept for the answer reading. */
+	post = thread_post(t, 4);
+	assert_string_equal(field(post, "id"), root);
+	assert_string_equal(field(post, "root_id"), "");
+	post = thread_post(t, 3);
+	assert_string_equal(field(post, "id"), id);
+	assert_string_equal(field(post, "message"), "approve");
+	assert_string_equal(field(post, "user_id"), OWNER);
+	assert_string_equal(field(post, "type"), "");
+	assert_int_equal(json_object_size(json_object_get(post, "props")), 0);
+	assert_true(json_is_integer(json_object_get(post, "create_at")));
+	assert_non_null(json_object_get(json_object_get(thread_post(t, 2),
+	    "props"), "from_webhook"));
+	assert_non_null(json_object_get(json_object_get(thread_post(t, 1),
+	    "props"), "from_bot"));
+	assert_string_equal(field(thread_post(t, 0), "type"),
+	    "system_join_channel");
 	for (i = 0; i < 4; i++) {
-		assert_string_equal(t.posts[i].root_id, root);
-		assert_string_equal(t.posts[i].channel_id, f->dm);
+		assert_string_equal(field(thread_post(t, i), "root_id"), root);
+		assert_string_equal(field(thread_post(t, i), "channel_id"),
+		    f->dm);
 	}
-	mm_thread_clear(&t);
+	json_decref(t);
 }
 
 static void
@@ -339,18 +371,22 @@ test_thread_bound(void **state)
 {
 	struct fixture *f = *state;
 	char root[MM_ID_LEN + 1];
-	struct mm_thread t = { 0 };
+	bool truncated = false;
 	struct bx_error err;
+	json_t *t;
 	int i;
 
 	request_post(f, "approval a1 pending", root);
 	for (i = 0; i < MM_MAX_THREAD + 50; i++)
 		assert_int_equal(fake_mm_reply(f->fm, OWNER, root, "no", NULL,
 		    NULL, NULL), 0);
-	assert_ok(mm_thread_get(f->mc, root, &t, &err));
-	assert_int_equal(t.count, MM_MAX_THREAD);
-	assert_true(t.truncated);
-	mm_thread_clear(&t);
+	assert_ok(mm_thread_get(f->mc, root, &t, &truncated, &err));
+	assert_int_equal(json_array_size(json_object_get(t, "order")),
+	    MM_MAX_THREAD);
+	assert_int_equal(json_object_size(json_object_get(t, "posts")),
+	    MM_MAX_THREAD);
+	assert_true(truncated);
+	json_decref(t);
 }
 
 static void
@@ -484,23 +520,28 @@ test_malformed_ids(void **state)
 	struct fixture *f = *state;
 	char root[MM_ID_LEN + 1];
 	const char *ids[1] = { root };
-	struct mm_reactions list = { 0 };
-	struct mm_thread t = { 0 };
+	json_t *t = NULL, *map = NULL;
+	bool truncated;
 	struct bx_error err;
 
 	request_post(f, "approval a1 pending", root);
 	/* Upper case: 26 characters, but not of [a-z0-9]. */
 	assert_int_equal(fake_mm_reply(f->fm, "OWNER000000000000000000000",
 	    root, "approve", NULL, NULL, NULL), 0);
-	assert_int_equal(mm_thread_get(f->mc, root, &t, &err), MM_REFUSED);
-	assert_contains(err.msg, "user_id: not a Mattermost id");
-	assert_int_equal(t.count, 0);
-	assert_int_equal(fake_mm_react(f->fm, "owner00000000000000000000",
-	    root, "+1"), 0);
-	assert_int_equal(mm_reactions_bulk(f->mc, ids, 1, &list, &err),
+	assert_int_equal(mm_thread_get(f->mc, root, &t, &truncated, &err),
 	    MM_REFUSED);
 	assert_contains(err.msg, "user_id: not a Mattermost id");
-	assert_int_equal(list.count, 0);
+	assert_null(t);
+	/* 25 characters. */
+	assert_int_equal(fake_mm_react(f->fm, "owner00000000000000000000",
+	    root, "+1"), 0);
+	assert_int_equal(mm_reactions_bulk(f->mc, ids, 1, &map, &err),
+	    MM_REFUSED);
+	assert_contains(err.msg, "user_id: not a Mattermost id");
+	assert_null(map);
+	assert_int_equal(mm_reactions_get(f->mc, root, &map, &err),
+	    MM_REFUSED);
+	assert_null(map);
 }
 
 static void
@@ -623,8 +664,9 @@ test_fake_control(void **state)
 {
 	struct fixture *f = *state;
 	char root[MM_ID_LEN + 1], url[128], body[256];
-	struct mm_thread t = { 0 };
+	bool truncated;
 	struct mm_user me;
+	json_t *t;
 	struct bx_error err;
 	long status = 0;
 	FILE *sink;
@@ -652,10 +694,11 @@ test_fake_control(void **state)
 
 	assert_int_equal(mm_users_me(f->mc, &me, &err), MM_RATE_LIMITED);
 	assert_int_equal(mm_http_rate_wait_s(mm_client_http(f->mc)), 2);
-	assert_ok(mm_thread_get(f->mc, root, &t, &err));
-	assert_int_equal(t.count, 2);
-	assert_string_equal(t.posts[0].message, "refuse too risky");
-	mm_thread_clear(&t);
+	assert_ok(mm_thread_get(f->mc, root, &t, &truncated, &err));
+	assert_int_equal(json_array_size(json_object_get(t, "order")), 2);
+	assert_string_equal(field(thread_post(t, 0), "message"),
+	    "refuse too risky");
+	json_decref(t);
 }
 
 int
