@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 
 #include "proto/json.h"
+#include "proto/utf8.h"
 #include "mm_http.h"
 
 struct mm_http {
@@ -251,23 +252,31 @@ mm_backoff_s(unsigned int failures)
 }
 
 /*
- * Copies up to MM_ERROR_QUOTE bytes of a server's text into buf, control
- * characters as '?', cut on a UTF-8 boundary: it goes into logs and
+ * Copies up to MM_ERROR_QUOTE bytes of a server's text into buf (of at
+ * least MM_ERROR_QUOTE + 1), whole UTF-8 characters only, control
+ * characters and bytes that are not UTF-8 as '?': it goes into logs and
  * bxctl status.
  */
 static void
-quote(const char *text, size_t len, char *buf, size_t size)
+quote(const char *text, size_t len, char *buf)
 {
-	size_t i, n = len < MM_ERROR_QUOTE ? len : MM_ERROR_QUOTE;
+	const unsigned char *p = (const unsigned char *)text;
+	size_t i = 0, n = 0, step;
 
-	if (n >= size)
-		n = size - 1;
-	if (n < len)
-		while (n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80)
-			n--;
-	for (i = 0; i < n; i++)
-		buf[i] = (unsigned char)text[i] < ' ' || text[i] == 0x7f ?
-		    '?' : text[i];
+	while (i < len) {
+		step = bx_utf8_len(p + i, len - i);
+		if (n + (step > 0 ? step : 1) > MM_ERROR_QUOTE)
+			break;
+		if (step <= 1) {
+			buf[n++] = p[i] < ' ' || p[i] == 0x7f || step == 0 ?
+			    '?' : (char)p[i];
+			i++;
+			continue;
+		}
+		memcpy(buf + n, p + i, step);
+		n += step;
+		i += step;
+	}
 	buf[n] = '\0';
 }
 
@@ -288,13 +297,12 @@ server_words(const struct body *b, char *buf, size_t size)
 	m = json_string_value(json_object_get(root, "message"));
 	i = json_string_value(json_object_get(root, "id"));
 	if (m != NULL) {
-		quote(m, strlen(m), message, sizeof(message));
-		quote(i != NULL ? i : "", i != NULL ? strlen(i) : 0, id,
-		    sizeof(id));
+		quote(m, strlen(m), message);
+		quote(i != NULL ? i : "", i != NULL ? strlen(i) : 0, id);
 		snprintf(buf, size, "\"%s\"%s%s%s", message, id[0] != '\0' ?
 		    " (" : "", id, id[0] != '\0' ? ")" : "");
 	} else if (b->b_len > 0) {
-		quote(b->b_data, b->b_len, message, sizeof(message));
+		quote(b->b_data, b->b_len, message);
 		snprintf(buf, size, "\"%s\"", message);
 	} else
 		snprintf(buf, size, "(no body)");

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 
 #include "fake_mm.h"
 #include "mm.h"
+#include "proto/utf8.h"
 
 #define BOT	FAKE_MM_BOT_ID
 #define OWNER	FAKE_MM_OWNER_ID
@@ -497,6 +499,40 @@ test_server_gone(void **state)
 	assert_ok(mm_users_me(f->mc, &me, &err));
 }
 
+/* Whether text is all UTF-8 without control characters. */
+static bool
+clean_text(const char *text)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	size_t len = strlen(text), i, step;
+
+	for (i = 0; i < len; i += step)
+		if ((step = bx_utf8_len(p + i, len - i)) == 0 ||
+		    (step == 1 && (p[i] < ' ' || p[i] == 0x7f)))
+			return false;
+	return true;
+}
+
+/* A server's words reach the message cut short, whole characters only,
+ * with nothing that could reach a terminal as a control. */
+static void
+test_garbled_words(void **state)
+{
+	struct fixture *f = *state;
+	struct mm_user me;
+	struct bx_error err;
+	const char *quoted;
+
+	fake_mm_fail(f->fm, FAKE_MM_FAIL_400_GARBLED, 1, 0);
+	assert_int_equal(mm_users_me(f->mc, &me, &err), MM_REFUSED);
+	assert_contains(err.msg, "HTTP 400");
+	assert_contains(err.msg, "\"Bad ?[31mrequest?? \xc3\xa9");
+	assert_true(clean_text(err.msg));
+	quoted = strstr(err.msg, "\"Bad ");
+	assert_true(strlen(quoted) - 2 <= MM_ERROR_QUOTE);
+	assert_true(strlen(quoted) - 2 >= MM_ERROR_QUOTE - 1);
+}
+
 static void
 test_body_too_large(void **state)
 {
@@ -723,6 +759,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_token_refused, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_server_gone, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_garbled_words, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_body_too_large, setup,
 		    teardown),

@@ -19,8 +19,8 @@
  * test scripts the rest: another user's reaction or reply (fake_mm_react,
  * fake_mm_reply, with props and type for webhook, from_bot and system
  * posts), the next N API requests failing (fake_mm_fail: 429 with
- * X-Ratelimit-* headers, 401, 403, 500, a dropped connection, a body over
- * 1 MiB), the server gone and back (fake_mm_suspend, fake_mm_resume: the
+ * X-Ratelimit-* headers, 401, 403, 500, a garbled 400, a dropped
+ * connection, a body over 1 MiB), the server gone and back (fake_mm_suspend, fake_mm_resume: the
  * port refuses connections, the state is kept), and it reads back what
  * was posted and patched (fake_mm_post_message, fake_mm_request, and a
  * log file of one JSON line a request: {"method", "path", "body",
@@ -52,6 +52,9 @@
  * 1 MiB bound. */
 #define FAKE_MM_HUGE_BYTES	(1024 * 1024 + 1)
 
+/* A server's words with an escape sequence and bytes that are not UTF-8. */
+#define FAKE_MM_GARBLED		"Bad \x1b[31mrequest\xff\xfe "
+
 /* The users every fake has, unless the options name others. */
 #define FAKE_MM_BOT_ID		"bot0000000000000000000000a"
 #define FAKE_MM_OWNER_ID	"owner000000000000000000000"
@@ -62,6 +65,8 @@ enum fake_mm_fail {
 	FAKE_MM_FAIL_401,
 	FAKE_MM_FAIL_403,
 	FAKE_MM_FAIL_500,
+	FAKE_MM_FAIL_400_GARBLED,	/* 400, a body that is not JSON:
+					   FAKE_MM_GARBLED, then 150 "é" */
 	FAKE_MM_FAIL_HANGUP,		/* close without answering */
 	FAKE_MM_FAIL_HUGE,		/* 200, FAKE_MM_HUGE_BYTES, sized */
 	FAKE_MM_FAIL_HUGE_UNSIZED,	/* the same without Content-Length */

@@ -16,6 +16,7 @@ static const struct {
 	{ "401", FAKE_MM_FAIL_401 },
 	{ "403", FAKE_MM_FAIL_403 },
 	{ "500", FAKE_MM_FAIL_500 },
+	{ "400_garbled", FAKE_MM_FAIL_400_GARBLED },
 	{ "hangup", FAKE_MM_FAIL_HANGUP },
 	{ "huge", FAKE_MM_FAIL_HUGE },
 	{ "huge_unsized", FAKE_MM_FAIL_HUGE_UNSIZED },

@@ -7,8 +7,9 @@
  *	POST /fake/react {"user_id", "post_id", "emoji_name"}
  *	POST /fake/reply {"user_id", "root_id", "message", "props", "type"}
  *	                 (props and type optional) -> 201 and the post
- *	POST /fake/fail  {"kind": "rate" | "401" | "403" | "500" | "hangup"
- *	                 | "huge" | "huge_unsized", "count", "reset"}
+ *	POST /fake/fail  {"kind": "rate" | "401" | "403" | "500" |
+ *	                 "400_garbled" | "hangup" | "huge" | "huge_unsized",
+ *	                 "count", "reset"}
  *	GET  /fake/posts -> {"dm", "posts": {id: Post}} (live posts)
  *
  * Bad requests get 400 with a Mattermost error body saying what.

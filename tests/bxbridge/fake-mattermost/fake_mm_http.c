@@ -106,6 +106,19 @@ respond_huge(int fd, bool sized)
 	free(body);
 }
 
+/* A 400 whose body is not JSON and not all UTF-8, longer than a quote. */
+static void
+respond_garbled(int fd)
+{
+	char body[512];
+	int i;
+
+	snprintf(body, sizeof(body), "%s", FAKE_MM_GARBLED);
+	for (i = 0; i < 150; i++)
+		strcat(body, "\xc3\xa9");
+	fm_respond(fd, 400, "", body, true);
+}
+
 void
 fm_respond_failure(int fd, enum fake_mm_fail kind, long reset)
 {
@@ -131,6 +144,9 @@ fm_respond_failure(int fd, enum fake_mm_fail kind, long reset)
 	case FAKE_MM_FAIL_500:
 		body = fm_error_body(500, "app.fake.internal.app_error",
 		    "The fake server failed on purpose.");
+		break;
+	case FAKE_MM_FAIL_400_GARBLED:
+		respond_garbled(fd);
 		break;
 	case FAKE_MM_FAIL_HUGE:
 	case FAKE_MM_FAIL_HUGE_UNSIZED:
