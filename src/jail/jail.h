@@ -4,10 +4,11 @@
  * started in user, mount, pid, network, ipc and uts namespaces of its
  * own, as a uid and gid that are neither the caller's nor root
  * (proto/jailid.h), in a root of its own, with no capability,
- * no_new_privs and the system-call filter of jail/filter.h. The caller stays outside and reads nothing the program
- * writes; the jail suite (tests/jail/) puts an attacker program in the
- * same jail as loopd's turn loop. (The jail's hostname, JAIL_HOSTNAME, is
- * the same for every program.)
+ * no_new_privs and the system-call filter of jail/filter.h. The caller
+ * stays outside and reads nothing the program writes; the jail suite
+ * (tests/jail/) puts an attacker program in the same jail as loopd's turn
+ * loop. (The jail's hostname, JAIL_HOSTNAME, is the same for every
+ * program.)
  *
  * The root holds only:
  *
