@@ -44,7 +44,8 @@ struct jail_launch {
 	const char	*jl_url;	/* where the relay connects */
 	const char	*jl_reached;	/* "the model": messages */
 	char *const	*jl_argv;	/* argv[0]: the program's name */
-	void		(*jl_log)(void *arg, const char *line); /* not NULL */
+	/* Not NULL: every event is a line. */
+	void		(*jl_log)(void *arg, const char *line);
 	void		*jl_log_arg;
 };
 
