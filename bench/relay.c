@@ -1,5 +1,5 @@
 /*
- * relay.c: what the model relay (src/loopd/relay.c) adds to a model
+ * relay.c: what the model relay (src/jailrun/relay.c) adds to a model
  * request. A local server answers a 600-byte request with 2,048 bytes
  * and closes, like llama-server answering a short request; each request
  * takes a fresh connection, as libcurl's do from inside loopd's jail.
@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loopd/relay.h"
+#include "jailrun/relay.h"
 #include "timing.h"
 
 #define DEFAULT_REQUESTS	2000
@@ -256,8 +256,8 @@ main(int argc, char **argv)
 	}
 	snprintf(path, sizeof(path), "%s/relay.sock", dir);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
-	if (relay_new(path, url, getuid(), NULL, NULL, &relay, &err) == -1 ||
-	    relay_start(relay, &err) == -1) {
+	if (relay_new("model", path, url, getuid(), NULL, NULL, &relay,
+	    &err) == -1 || relay_start(relay, &err) == -1) {
 		fprintf(stderr, "bench-relay: %s\n", err.msg);
 		goto out;
 	}

@@ -58,18 +58,23 @@ for pkg in $packages; do
 	esac
 done
 
-# As root, loopd's jail runs as a system user of Boxmaker's own
-# (docs/decisions.md, "loopd's jail"); bxctl init makes it too.
-jail_user=boxmaker-loop
-need_user=no
-if [ "$(id -u)" -eq 0 ] && ! getent passwd "$jail_user" >/dev/null; then
-	need_user=yes
+# As root, loopd's jail and the Mattermost bridge's each run as a system
+# user of Boxmaker's own (docs/decisions.md, "loopd's jail" and "The
+# bridge's jail"); bxctl init checks for them too.
+jail_users="boxmaker-loop boxmaker-bridge"
+missing_users=""
+if [ "$(id -u)" -eq 0 ]; then
+	for user in $jail_users; do
+		getent passwd "$user" >/dev/null || missing_users="$missing_users $user"
+	done
 fi
+need_user=no
+[ -z "$missing_users" ] || need_user=yes
 make_user() {
-	if [ "$need_user" = yes ]; then
+	for user in $missing_users; do
 		useradd --system --user-group --no-create-home \
-		    --home-dir /nonexistent --shell /usr/sbin/nologin "$jail_user"
-	fi
+		    --home-dir /nonexistent --shell /usr/sbin/nologin "$user"
+	done
 }
 
 if [ -z "$missing" ] && [ "$need_user" = no ]; then
@@ -81,7 +86,7 @@ if [ -z "$missing" ] && [ "$mode" = install ]; then
 fi
 if [ "$mode" = check ]; then
 	[ -z "$missing" ] || echo "missing packages:$missing" >&2
-	[ "$need_user" = no ] || echo "missing user: $jail_user" >&2
+	[ "$need_user" = no ] || echo "missing users:$missing_users" >&2
 	exit 1
 fi
 if [ "$(id -u)" -ne 0 ]; then

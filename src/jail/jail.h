@@ -1,11 +1,14 @@
 /*
- * jail.h: loopd's jail (roles.md section 3): a program started in user,
- * mount, pid, network, ipc and uts namespaces of its own, as a uid and gid
- * that are neither the caller's nor root (proto/jailid.h), in a root of
- * its own, with no capability, no_new_privs and the system-call filter of
- * jail/filter.h. The caller stays outside and reads nothing the program
- * writes; the jail suite (tests/jail/) puts an attacker program in the
- * same jail as loopd's turn loop.
+ * jail.h: the jail of loopd's turn loop and of the Mattermost bridge
+ * (roles.md section 3; jailrun/ plans it and launches each): a program
+ * started in user, mount, pid, network, ipc and uts namespaces of its
+ * own, as a uid and gid that are neither the caller's nor root
+ * (proto/jailid.h), in a root of its own, with no capability,
+ * no_new_privs and the system-call filter of jail/filter.h. The caller
+ * stays outside and reads nothing the program writes; the jail suite
+ * (tests/jail/) puts an attacker program in the same jail as loopd's turn
+ * loop. (The jail's hostname, JAIL_HOSTNAME, is the same for every
+ * program.)
  *
  * The root holds only:
  *

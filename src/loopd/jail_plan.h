@@ -3,7 +3,8 @@
  * 3, "Files"), and the ACL entries that let the jail's uid in and the
  * owner read what it writes (section 5). The launcher (launcher.c) and the
  * jail suite build the same plan, so the suite's attacker sits in the jail
- * loopd's turn loop runs in.
+ * loopd's turn loop runs in. The plan itself, and what makes each bind
+ * safe, is jailrun/plan.h's; this file says which binds.
  *
  *	path (the same inside)		inside		ACL entry for the jail
  *	the configuration file		read-only	r
@@ -21,39 +22,22 @@
  * the rest of the configuration directory. The relay's socket,
  * JAIL_PLAN_RELAY under the home, is where the launcher's relay listens.
  *
- * Ownership: the plan holds its paths itself; the caller owns it (on the
- * stack is fine) and frees nothing.
+ * Ownership: as jailrun/plan.h's.
  */
 #ifndef LOOPD_JAIL_PLAN_H
 #define LOOPD_JAIL_PLAN_H
 
-#include <limits.h>
-#include <stdbool.h>
-
-#include "jail/jail.h"
+#include "jailrun/plan.h"
 #include "loopd/config.h"
 
 #define JAIL_PLAN_RELAY_DIR	"run/loop-model"
-#define JAIL_PLAN_RELAY		JAIL_PLAN_RELAY_DIR "/model.sock"
-
-struct jail_plan {
-	struct jail_spec	jp_spec;
-	struct jail_bind	jp_binds[JAIL_MAX_BINDS];
-	char			jp_paths[JAIL_MAX_BINDS][PATH_MAX];
-	unsigned		jp_perms[JAIL_MAX_BINDS];	/* BX_ACL_* */
-	bool			jp_inherit[JAIL_MAX_BINDS];
-	char			jp_relay_dir[PATH_MAX];
-	char			jp_relay[PATH_MAX];
-	char			jp_core[PATH_MAX];
-	char			jp_sessions[PATH_MAX];
-};
+#define JAIL_PLAN_RELAY_NAME	"model.sock"
+#define JAIL_PLAN_RELAY		JAIL_PLAN_RELAY_DIR "/" JAIL_PLAN_RELAY_NAME
 
 /*
  * The plan for cfg, read from config_path (absolute), for the caller's
  * uid and gid. Makes the directories the binds need, each 0700 and the
- * caller's, if they are missing. Fails when the jail's ids cannot be
- * found (proto/jailid.h says why) or newuidmap is missing for a caller
- * who is not root.
+ * caller's, if they are missing. Fails as jail_plan_start() does.
  */
 int	jail_plan_make(const struct loop_config *cfg, const char *config_path,
 	    struct jail_plan *ret, struct bx_error *err);

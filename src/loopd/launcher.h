@@ -1,36 +1,34 @@
 /*
  * launcher.h: the part of loopd that stays outside the jail (roles.md
  * section 3, "Who builds it"). It plans the jail (jail_plan.h), gives the
- * jail's uid its ACL entries, starts the model relay (relay.h), starts
- * loopd's turn loop in the jail as `loopd serve --config PATH --in-jail
- * OWNER_UID`, passes it SIGTERM and SIGINT, and ends when it ends. It
- * reads no model text, chat message or tool result: its only peer is the
- * relay's, whose bytes it copies without reading.
+ * jail's uid its ACL entries, reads the model's key, and has
+ * jailrun/launch.h start the model relay and loopd's turn loop in the
+ * jail as `loopd serve --config PATH --in-jail OWNER_UID`, pass it
+ * SIGTERM and SIGINT, and end when it ends. It reads no model text, chat
+ * message or tool result.
  *
- * The turn loop gets a fixed environment (LAUNCHER_ENV_PATH and
- * BOXMAKER_HOME, so it finds the home the launcher found) and, when
- * [model] api_key_file is set, the key on descriptor 3, read here: the
- * key file stays the owner's alone.
+ * The turn loop gets the environment launch.h gives and, when [model]
+ * api_key_file is set, the key on descriptor LAUNCHER_KEY_FD, read here:
+ * the key file stays the owner's alone. launcher_key is how the key's
+ * messages name it, outside the jail and in it.
  */
 #ifndef LOOPD_LAUNCHER_H
 #define LOOPD_LAUNCHER_H
 
+#include "jailrun/launch.h"
+#include "jailrun/secret.h"
 #include "loopd/config.h"
 
-#define LAUNCHER_ENV_PATH	"PATH=/usr/bin:/bin"
 /* The turn loop's descriptor holding the model's key. */
-#define LAUNCHER_KEY_FD		3
-/* How long the turn loop has to stop after SIGTERM before SIGKILL. */
-#define LAUNCHER_STOP_GRACE_S	30
+#define LAUNCHER_KEY_FD		JAIL_LAUNCH_SECRET_FD
+
+extern const struct secret_kind launcher_key;
 
 /*
  * Runs the jailed turn loop for cfg, read from config_path (absolute),
- * until it exits; log gets one line per event. Returns the exit status
- * loopd should end with: the turn loop's, or 1 when the jail could not be
- * built (logged, with the fix and the runbook entry); or -SIG when the
- * turn loop died of signal SIG, which loopd should then die of too, so
- * that its unit sees the crash (Restart=on-abnormal). Must be called
- * while the process has one thread.
+ * until it exits; log gets one line per event. Returns what
+ * jail_launch_run() returns. Must be called while the process has one
+ * thread.
  */
 int	launcher_run(const struct loop_config *cfg, const char *config_path,
 	    void (*log)(void *arg, const char *line), void *log_arg);

@@ -24,7 +24,6 @@
 
 #include <curl/curl.h>
 
-#include "loopd/api_key.h"
 #include "loopd/broker_port.h"
 #include "loopd/config.h"
 #include "loopd/jail_plan.h"
@@ -123,8 +122,9 @@ load_key(const struct loop_config *cfg, const struct jailed *j, char **ret,
 	if (cfg->lc_api_key_file == NULL)
 		return 0;
 	if (j->j_in_jail)
-		return api_key_read_fd(LAUNCHER_KEY_FD, ret, err);
-	return api_key_load(cfg->lc_api_key_file, ret, err);
+		return secret_read_fd(&launcher_key, LAUNCHER_KEY_FD, ret,
+		    err);
+	return secret_load(&launcher_key, cfg->lc_api_key_file, ret, err);
 }
 
 static int
@@ -140,7 +140,7 @@ make_model(const struct loop_config *cfg, const struct jailed *j,
 	/* The client keeps its own copy, as the header it sends. */
 	r = model_client_new(cfg->lc_model_url, cfg->lc_model, key,
 	    cfg->lc_timeout_s, cfg->lc_max_tokens, &stop, ret, err);
-	api_key_free(key);
+	secret_free(key);
 	if (r == -1 || !j->j_in_jail)
 		return r;
 	snprintf(relay, sizeof(relay), "%s/%s", cfg->lc_home, JAIL_PLAN_RELAY);

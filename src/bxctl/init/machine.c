@@ -241,23 +241,28 @@ check_jail_ids(struct checker *k)
 	    "missing");
 }
 
-/* As root, loopd's jail runs as a system user of its own. */
+/* As root, each jail (loopd's, the bridge's) runs as a user of its own. */
 static void
-check_jail_user(struct checker *k)
+check_jail_user(struct checker *k, enum bx_jail_role role, const char *jail)
 {
-	char *text, *at;
+	const char *user = bx_jail_user(role);
+	char fix[MACHINE_TEXT_MAX], entry[64], *text;
 	bool found = false;
 
+	snprintf(entry, sizeof(entry), "%s:", user);
 	if ((text = read_small(k->k_view, "/etc/passwd")) != NULL) {
-		at = strstr(text, "\n" BX_JAIL_USER ":");
-		found = strncmp(text, BX_JAIL_USER ":",
-		    strlen(BX_JAIL_USER ":")) == 0 || at != NULL;
+		found = strncmp(text, entry, strlen(entry)) == 0;
+		snprintf(entry, sizeof(entry), "\n%s:", user);
+		found = found || strstr(text, entry) != NULL;
 		free(text);
 	}
-	note(k, found, "useradd --system --user-group --no-create-home "
-	    "--home-dir /nonexistent --shell /usr/sbin/nologin " BX_JAIL_USER,
-	    found ? "the user " BX_JAIL_USER ", loopd's jail, exists" :
-	    "there is no user " BX_JAIL_USER " for loopd's jail");
+	snprintf(fix, sizeof(fix), "useradd --system --user-group "
+	    "--no-create-home --home-dir /nonexistent --shell "
+	    "/usr/sbin/nologin %s", user);
+	if (found)
+		note(k, true, fix, "the user %s, %s, exists", user, jail);
+	else
+		note(k, false, fix, "there is no user %s for %s", user, jail);
 }
 
 static void
@@ -284,7 +289,8 @@ machine_check(const struct machine_view *v, enum machine_runtime runtime,
 	check_program(&k, runtime);
 	check_cgroup(&k);
 	if (v->mv_uid == 0) {
-		check_jail_user(&k);
+		check_jail_user(&k, BX_JAIL_LOOP, "loopd's jail");
+		check_jail_user(&k, BX_JAIL_BRIDGE, "the bridge's jail");
 		return k.k_n;
 	}
 	check_userns(&k);

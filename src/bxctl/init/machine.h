@@ -11,7 +11,8 @@
  *	unprivileged user namespaces, for anyone but root;
  *	for loopd's jail (and rootless podman): subuid and subgid ranges,
  *	    newuidmap and newgidmap, for anyone but root; as root, the
- *	    system user boxmaker-loop;
+ *	    system users boxmaker-loop and, for the Mattermost bridge's
+ *	    jail, boxmaker-bridge;
  *	lingering, for anyone but root, so that the units run without a
  *	    login.
  *

@@ -76,7 +76,8 @@ setup(void **state)
 	put_program("usr/bin/newuidmap");
 	put_program("usr/bin/newgidmap");
 	put("etc/passwd", "root:x:0:0::/root:/bin/sh\n"
-	    "boxmaker-loop:x:999:995::/nonexistent:/usr/sbin/nologin\n");
+	    "boxmaker-loop:x:999:995::/nonexistent:/usr/sbin/nologin\n"
+	    "boxmaker-bridge:x:998:994::/nonexistent:/usr/sbin/nologin\n");
 	return 0;
 }
 
@@ -198,7 +199,8 @@ test_cgroup_v1(void **state)
 	missing(0, MACHINE_PODMAN, "without swap accounting", "swapaccount=1");
 	put("sys/fs/cgroup/memory/memory.memsw.limit_in_bytes", "0\n");
 	run(0, MACHINE_PODMAN, &r);
-	assert_int_equal(r.n, 3);	/* root: program, cgroups, jail user */
+	/* root: program, cgroups, the two jails' users */
+	assert_int_equal(r.n, 4);
 	all_ok(&r);
 	assert_string_equal(r.c[1].mc_what, "cgroup v1 with swap accounting, "
 	    "as root");
@@ -212,12 +214,26 @@ test_root_on_v2(void **state)
 	(void)state;
 	drop("var/lib/systemd/linger/kyle");
 	run(0, MACHINE_BWRAP, &r);
-	assert_int_equal(r.n, 3);
+	assert_int_equal(r.n, 4);
 	all_ok(&r);
 	assert_non_null(strstr(r.c[1].mc_what, "Delegate=yes"));
-	put("etc/passwd", "root:x:0:0::/root:/bin/sh\n");
+	assert_string_equal(r.c[2].mc_what,
+	    "the user boxmaker-loop, loopd's jail, exists");
+	assert_string_equal(r.c[3].mc_what,
+	    "the user boxmaker-bridge, the bridge's jail, exists");
+	/* Each missing user is named with its own fix. */
+	put("etc/passwd", "root:x:0:0::/root:/bin/sh\n"
+	    "boxmaker-bridge:x:998:994::/nonexistent:/usr/sbin/nologin\n");
 	missing(0, MACHINE_BWRAP, "there is no user boxmaker-loop",
-	    "useradd --system");
+	    "--shell /usr/sbin/nologin boxmaker-loop");
+	run(0, MACHINE_BWRAP, &r);
+	assert_true(r.c[3].mc_ok);
+	put("etc/passwd", "root:x:0:0::/root:/bin/sh\n"
+	    "boxmaker-loop:x:999:995::/nonexistent:/usr/sbin/nologin\n");
+	missing(0, MACHINE_BWRAP, "there is no user boxmaker-bridge for the "
+	    "bridge's jail", "--shell /usr/sbin/nologin boxmaker-bridge");
+	run(0, MACHINE_BWRAP, &r);
+	assert_true(r.c[2].mc_ok);
 }
 
 int

@@ -1,15 +1,15 @@
 /*
- * relay_impl.h: what the model relay's two files share (relay.c, the
+ * relay_impl.h: what the relay's two files share (relay.c, the
  * listener and its workers; relay_copy.c, one connection's dial and copy).
  * Not for other files: callers use relay.h.
  */
-#ifndef LOOPD_RELAY_IMPL_H
-#define LOOPD_RELAY_IMPL_H
+#ifndef JAILRUN_RELAY_IMPL_H
+#define JAILRUN_RELAY_IMPL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "loopd/relay.h"
+#include "jailrun/relay.h"
 
 /* One direction of a connection: bytes read from h_from go to h_to. */
 struct relay_half {
@@ -24,8 +24,8 @@ struct relay_half {
 
 /* A worker's buffers, used for one connection after another. */
 struct relay_pipe {
-	struct relay_half	p_up;	/* client to model server */
-	struct relay_half	p_down;	/* model server to client */
+	struct relay_half	p_up;	/* client to server */
+	struct relay_half	p_down;	/* server to client */
 };
 
 /*

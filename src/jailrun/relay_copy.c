@@ -1,7 +1,7 @@
 /*
- * relay_copy.c: one connection of the model relay (relay_impl.h):
- * resolving the model's host, connecting within the deadline, and
- * copying bytes both ways with a fixed buffer per direction. Nothing here
+ * relay_copy.c: one connection of a relay (relay_impl.h): resolving the
+ * URL's host, connecting within the deadline, and copying bytes both
+ * ways with a fixed buffer per direction. Nothing here
  * looks at the bytes it moves. Both sockets are non-blocking; one poll
  * waits for whichever side can move next, and for stop_fd.
  */
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "proto/clock.h"
-#include "loopd/relay_impl.h"
+#include "jailrun/relay_impl.h"
 
 static bool
 stopped(int stop_fd)
@@ -74,14 +74,15 @@ dial_one(const struct addrinfo *ai, int client, int stop_fd,
 		return -1;
 	}
 	/*
-	 * Each of loopd's writes goes on at once, as from libcurl's own
-	 * sockets: Nagle would hold one back for the last one's ACK.
+	 * Each of the jailed program's writes goes on at once, as from
+	 * libcurl's own sockets: Nagle would hold one back for the last
+	 * one's ACK.
 	 */
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return fd;
 }
 
-/* Resolves the model's host now and connects to the first that answers. */
+/* Resolves the URL's host now and connects to the first that answers. */
 static int
 dial(const struct relay_target *t, int client, int stop_fd)
 {

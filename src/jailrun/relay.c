@@ -1,5 +1,5 @@
 /*
- * relay.c: the model relay's listener and its workers (relay.h). The
+ * relay.c: a relay's listener and its workers (relay.h). The
  * accept thread checks each peer's uid before reading anything and hands
  * the connection to an idle worker, starting one only when none is idle.
  * A worker then waits for the next connection instead of ending: waking
@@ -24,12 +24,13 @@
 
 #include "proto/clock.h"
 #include "proto/unixsock.h"
-#include "loopd/relay_impl.h"
+#include "jailrun/relay_impl.h"
 
 /* How long the accept loop rests when it is out of descriptors. */
 #define RELAY_RETRY_MS	100
 
 struct relay {
+	const char		*r_name;	/* "model": what it reaches */
 	char			*r_path;
 	struct relay_target	 r_target;
 	uid_t			 r_uid;
@@ -78,17 +79,18 @@ destroy(struct relay *r)
 }
 
 int
-relay_new(const char *sock_path, const char *model_url, uid_t allowed_uid,
-    void (*log)(void *, const char *), void *log_arg, struct relay **ret,
-    struct bx_error *err)
+relay_new(const char *name, const char *sock_path, const char *url,
+    uid_t allowed_uid, void (*log)(void *, const char *), void *log_arg,
+    struct relay **ret, struct bx_error *err)
 {
 	struct relay_target t;
 	struct relay *r;
 
-	if (relay_parse_url(model_url, &t, err) == -1)
+	if (relay_parse_url(name, url, &t, err) == -1)
 		return -1;
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return bx_fail(err, "out of memory");
+	r->r_name = name;
 	r->r_target = t;
 	r->r_uid = allowed_uid;
 	r->r_log = log;
@@ -98,7 +100,7 @@ relay_new(const char *sock_path, const char *model_url, uid_t allowed_uid,
 	pthread_cond_init(&r->r_work, NULL);
 	bx_clock_cond_init(&r->r_done);
 	if ((r->r_stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1) {
-		bx_fail(err, "model relay: eventfd: %s", strerror(errno));
+		bx_fail(err, "%s relay: eventfd: %s", name, strerror(errno));
 		goto fail;
 	}
 	if ((r->r_path = strdup(sock_path)) == NULL) {
@@ -108,7 +110,7 @@ relay_new(const char *sock_path, const char *model_url, uid_t allowed_uid,
 	/* Non-blocking: a peer gone between poll and accept blocks nothing. */
 	if (bx_unix_listen(sock_path, RELAY_BACKLOG, BX_UNIX_NONBLOCK,
 	    &r->r_listen, &r->r_made, err) == -1) {
-		bx_error_prefix(err, "model relay");
+		bx_error_prefix(err, "%s relay", name);
 		goto fail;
 	}
 	*ret = r;
@@ -238,8 +240,8 @@ log_refused(struct relay *r, uid_t uid)
 	r->r_logged[r->r_nlogged++] = uid;
 	if (r->r_log == NULL)
 		return;
-	snprintf(line, sizeof(line), "model relay: refused a connection "
-	    "from uid %lu", (unsigned long)uid);
+	snprintf(line, sizeof(line), "%s relay: refused a connection "
+	    "from uid %lu", r->r_name, (unsigned long)uid);
 	r->r_log(r->r_log_arg, line);
 }
 
@@ -298,7 +300,8 @@ relay_start(struct relay *r, struct bx_error *err)
 	int rc;
 
 	if (r->r_started)
-		return bx_fail(err, "model relay: already started");
+		return bx_fail(err, "%s relay: already started",
+		    r->r_name);
 	/*
 	 * The relay's threads take no signals, so the program's handlers
 	 * always run on its own threads; they inherit this mask.
@@ -308,8 +311,8 @@ relay_start(struct relay *r, struct bx_error *err)
 	rc = pthread_create(&r->r_accept, NULL, accept_main, r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0)
-		return bx_fail(err, "model relay: cannot start its thread: %s",
-		    strerror(rc));
+		return bx_fail(err, "%s relay: cannot start its thread: %s",
+		    r->r_name, strerror(rc));
 	r->r_started = true;
 	return 0;
 }

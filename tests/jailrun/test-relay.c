@@ -1,6 +1,6 @@
 /*
- * test-relay.c: the model relay. A TCP server the test runs on 127.0.0.1
- * (and once on [::1]) stands for llama-server; clients connect to the
+ * test-relay.c: a relay, here loopd's to its model. A TCP server the
+ * test runs on 127.0.0.1 (and once on [::1]) stands for llama-server; clients connect to the
  * relay's Unix socket. Bytes both ways unchanged (4 MiB each way, and at
  * once), half-close, streaming without holding back, a server's reset
  * passed on as an end, a peer of another uid closed unread, an
@@ -33,7 +33,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "loopd/relay.h"
+#include "jailrun/relay.h"
 #include "proto/clock.h"
 #include "proto/unixsock.h"
 #include "testutil.h"
@@ -152,7 +152,7 @@ rig_start_at(struct rig *rg, bool v6, bool listening)
 		assert_int_equal(listen(rg->lfd, 64), 0);
 	snprintf(url, sizeof(url), "http://%s:%d", v6 ? "[::1]" : "127.0.0.1",
 	    rg->port);
-	if (relay_new(rg->path, url, getuid(), log_line, rg, &rg->relay,
+	if (relay_new("model", rg->path, url, getuid(), log_line, rg, &rg->relay,
 	    &err) == -1 || relay_start(rg->relay, &err) == -1)
 		fail_msg("%s", err.msg);
 	return 0;

@@ -1,8 +1,8 @@
 /*
- * test-relay-url.c: where the model relay connects, from [model] url
+ * test-relay-url.c: where a relay connects, from its URL
  * (relay_parse_url): default and explicit ports, IPv6 literals, and the
- * URLs refused, each message naming the URL; relay_new refusing one
- * before it makes anything.
+ * URLs refused, each message naming the URL and what it reaches;
+ * relay_new refusing one before it makes anything.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "loopd/relay.h"
+#include "jailrun/relay.h"
 #include "testutil.h"
 
 static void
@@ -23,7 +23,7 @@ expect_url(const char *url, const char *host, const char *port)
 	struct relay_target t;
 	struct bx_error err;
 
-	if (relay_parse_url(url, &t, &err) == -1)
+	if (relay_parse_url("model", url, &t, &err) == -1)
 		fail_msg("%s: %s", url, err.msg);
 	assert_string_equal(t.rt_host, host);
 	assert_string_equal(t.rt_port, port);
@@ -37,7 +37,7 @@ refuse_url(const char *url)
 	char quoted[RELAY_URL_MAX + 3];
 
 	memset(&t, 'x', sizeof(t));
-	assert_int_equal(relay_parse_url(url, &t, &err), -1);
+	assert_int_equal(relay_parse_url("model", url, &t, &err), -1);
 	snprintf(quoted, sizeof(quoted), "\"%s\"", url);
 	if (strstr(err.msg, quoted) == NULL)
 		fail_msg("the message does not name %s: %s", url, err.msg);
@@ -93,10 +93,15 @@ test_parse_url(void **state)
 	/* relay_new refuses it before it makes anything. */
 	dir = tu_tmpdir();
 	snprintf(path, sizeof(path), "%s/relay.sock", dir);
-	assert_int_equal(relay_new(path, "gopher://h", 0, NULL, NULL, &r,
+	assert_int_equal(relay_new("model", path, "gopher://h", 0, NULL, NULL, &r,
 	    &err), -1);
 	assert_null(r);
 	assert_non_null(strstr(err.msg, "\"gopher://h\""));
+	/* The relay's name says what the URL is. */
+	assert_int_equal(relay_new("Mattermost", path, "https://h:0", 0, NULL,
+	    NULL, &r, &err), -1);
+	assert_string_equal(err.msg, "Mattermost url \"https://h:0\": the "
+	    "port must be a number from 1 to 65535");
 	assert_int_equal(access(path, F_OK), -1);
 	relay_free(NULL);
 	tu_rmtree(dir);

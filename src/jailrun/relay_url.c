@@ -1,7 +1,7 @@
 /*
- * relay_url.c: where the model relay connects, from [model] url (see
- * relay.h). Only the scheme, host and port are read; the path after them
- * is loopd's business. A host name is kept to the characters a DNS name
+ * relay_url.c: where a relay connects, from its URL (see relay.h). Only
+ * the scheme, host and port are read; the path after them is the jailed
+ * program's business. A host name is kept to the characters a DNS name
  * or an IPv4 address has, an IPv6 literal must parse as one, so what
  * reaches getaddrinfo is never anything else.
  */
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "loopd/relay.h"
+#include "jailrun/relay.h"
 
 static bool
 host_char(char c)
@@ -43,7 +43,8 @@ parse_port(const char *s, size_t len, char *ret, size_t retsize)
 /* The authority's host (brackets taken off) and where its port starts. */
 static int
 parse_host(const char *auth, size_t len, struct relay_target *t,
-    const char **ret_rest, struct bx_error *err, const char *url)
+    const char **ret_rest, struct bx_error *err, const char *name,
+    const char *url)
 {
 	struct in6_addr a6;
 	const char *end;
@@ -51,32 +52,32 @@ parse_host(const char *auth, size_t len, struct relay_target *t,
 
 	if (len > 0 && auth[0] == '[') {
 		if ((end = memchr(auth, ']', len)) == NULL)
-			return bx_fail(err, "model url \"%s\": an IPv6 address "
-			    "needs its closing ]", url);
+			return bx_fail(err, "%s url \"%s\": an IPv6 address "
+			    "needs its closing ]", name, url);
 		hlen = (size_t)(end - auth) - 1;
 		if (hlen == 0 || hlen > RELAY_HOST_MAX)
-			return bx_fail(err, "model url \"%s\": bad IPv6 "
-			    "address", url);
+			return bx_fail(err, "%s url \"%s\": bad IPv6 "
+			    "address", name, url);
 		memcpy(t->rt_host, auth + 1, hlen);
 		t->rt_host[hlen] = '\0';
 		if (inet_pton(AF_INET6, t->rt_host, &a6) != 1)
-			return bx_fail(err, "model url \"%s\": %s is not an "
-			    "IPv6 address", url, t->rt_host);
+			return bx_fail(err, "%s url \"%s\": %s is not an "
+			    "IPv6 address", name, url, t->rt_host);
 		*ret_rest = end + 1;
 		return 0;
 	}
 	for (hlen = 0; hlen < len && auth[hlen] != ':'; hlen++)
 		continue;
 	if (hlen == 0)
-		return bx_fail(err, "model url \"%s\" has no host", url);
+		return bx_fail(err, "%s url \"%s\" has no host", name, url);
 	if (hlen > RELAY_HOST_MAX)
-		return bx_fail(err, "model url \"%s\": the host is longer "
-		    "than %d bytes", url, RELAY_HOST_MAX);
+		return bx_fail(err, "%s url \"%s\": the host is longer "
+		    "than %d bytes", name, url, RELAY_HOST_MAX);
 	for (i = 0; i < hlen; i++)
 		if (!host_char(auth[i]))
-			return bx_fail(err, "model url \"%s\": the host may "
+			return bx_fail(err, "%s url \"%s\": the host may "
 			    "hold only letters, digits, '-', '.' and '_' (an "
-			    "IPv6 address goes in [])", url);
+			    "IPv6 address goes in [])", name, url);
 	memcpy(t->rt_host, auth, hlen);
 	t->rt_host[hlen] = '\0';
 	*ret_rest = auth + hlen;
@@ -84,16 +85,16 @@ parse_host(const char *auth, size_t len, struct relay_target *t,
 }
 
 int
-relay_parse_url(const char *url, struct relay_target *ret,
-    struct bx_error *err)
+relay_parse_url(const char *name, const char *url,
+    struct relay_target *ret, struct bx_error *err)
 {
 	struct relay_target t;
 	const char *auth, *rest = NULL, *port;
 	size_t len;
 
 	if (strlen(url) > RELAY_URL_MAX)
-		return bx_fail(err, "model url is longer than %d bytes",
-		    RELAY_URL_MAX);
+		return bx_fail(err, "%s url is longer than %d bytes",
+		    name, RELAY_URL_MAX);
 	if (strncmp(url, "http://", 7) == 0) {
 		auth = url + 7;
 		port = "80";
@@ -101,21 +102,21 @@ relay_parse_url(const char *url, struct relay_target *ret,
 		auth = url + 8;
 		port = "443";
 	} else
-		return bx_fail(err, "model url \"%s\" must start with "
-		    "http:// or https://", url);
+		return bx_fail(err, "%s url \"%s\" must start with "
+		    "http:// or https://", name, url);
 	len = strcspn(auth, "/?#");
 	if (memchr(auth, '@', len) != NULL)
-		return bx_fail(err, "model url \"%s\": user information "
-		    "(user@) is not supported", url);
-	if (parse_host(auth, len, &t, &rest, err, url) == -1)
+		return bx_fail(err, "%s url \"%s\": user information "
+		    "(user@) is not supported", name, url);
+	if (parse_host(auth, len, &t, &rest, err, name, url) == -1)
 		return -1;
 	len -= (size_t)(rest - auth);
 	if (len == 0)
 		snprintf(t.rt_port, sizeof(t.rt_port), "%s", port);
 	else if (rest[0] != ':' || parse_port(rest + 1, len - 1, t.rt_port,
 	    sizeof(t.rt_port)) == -1)
-		return bx_fail(err, "model url \"%s\": the port must be a "
-		    "number from 1 to 65535", url);
+		return bx_fail(err, "%s url \"%s\": the port must be a "
+		    "number from 1 to 65535", name, url);
 	*ret = t;
 	return 0;
 }
