@@ -28,6 +28,19 @@ struct pass {
 	int			 has_dec;
 };
 
+/*
+ * Overwrites len bytes at p (NULL is fine), then frees them: a text
+ * between passes may still hold what the next pass would have taken out.
+ */
+static void
+wipe_free(char *p, size_t len)
+{
+	if (p == NULL)
+		return;
+	explicit_bzero(p, len);
+	free(p);
+}
+
 static int
 check_name(const char *name, struct bx_error *err)
 {
@@ -110,6 +123,7 @@ bx_redactor_free(struct bx_redactor *rd)
 	if (rd == NULL)
 		return;
 	redact_patterns_free(rd->patterns, rd->npatterns);
+	explicit_bzero(rd, sizeof(*rd));
 	free(rd);
 }
 
@@ -316,6 +330,11 @@ redact_pass(const struct bx_redactor *rd, const char *text, size_t len,
 		kept = cut_start(rd, &ps);
 		pass_end(&ps);
 	}
+	/*
+	 * What the cut and the removed start leave past the end is not
+	 * shown, but would stay in the buffer: the start of an occurrence.
+	 */
+	explicit_bzero(out + kept, whole - kept);
 	*ret_cut = kept < outlen;
 	*ret_markers = markers;
 	if (markers == 0 && kept == len) {
@@ -344,14 +363,14 @@ bx_redact(const struct bx_redactor *rd, const char *in, size_t len,
 	for (pass = 0; ; pass++) {
 		if (redact_pass(rd, cur != NULL ? cur : in, curlen, limit,
 		    pass == 0, &next, &nextlen, &markers, &cut, err) == -1) {
-			free(cur);
+			wipe_free(cur, curlen);
 			return -1;
 		}
 		if (next == NULL)
 			break;
 		if (pass == BX_REDACT_PASSES && markers > 0) {
-			free(next);
-			free(cur);
+			wipe_free(next, nextlen);
+			wipe_free(cur, curlen);
 			return bx_fail(err, "redaction: %.*s was still found "
 			    "after %d passes (its own marker next to the text "
 			    "makes it again): the response is withheld",
@@ -359,7 +378,7 @@ bx_redact(const struct bx_redactor *rd, const char *in, size_t len,
 			    BX_REDACT_PASSES);
 		}
 		removed += markers + (cut ? 1 : 0);
-		free(cur);
+		wipe_free(cur, curlen);
 		cur = next;
 		curlen = nextlen;
 	}

@@ -144,9 +144,12 @@ redact_decode(const char *in, size_t len, struct redact_decoded *ret,
 	return 0;
 }
 
+/* The decoded text may hold the secret an escape hid: overwritten. */
 void
 redact_decoded_free(struct redact_decoded *dec)
 {
+	if (dec->rd_text != NULL)
+		explicit_bzero(dec->rd_text, dec->rd_len);
 	free(dec->rd_text);
 	free(dec->rd_map);
 	dec->rd_text = NULL;
