@@ -292,6 +292,14 @@ escape_problem(FILE *fp, const char *file, bool has_line, uint64_t line,
 	fputc('\n', fp);
 }
 
+void
+escape_written(FILE *fp, const char *done, const char *name, const char *dir)
+{
+	fprintf(fp, "%s %s (", done, name);
+	escape_puts(fp, dir);
+	fprintf(fp, "/%s.toml)\n", name);
+}
+
 char *
 escape_string(const char *s, size_t len)
 {

@@ -67,6 +67,14 @@ int	escape_puts(FILE *fp, const char *s);
 void	escape_problem(FILE *, const char *file, bool has_line,
 	    uint64_t line, const char *problem);
 
+/*
+ * "<done> <name> (<dir>/<name>.toml)" and a newline, dir escaped: how
+ * bxctl says it wrote one of the owner's files ("added grant", "replaced
+ * secret"). name is one bxctl checked, a grant id or a secret name.
+ */
+void	escape_written(FILE *, const char *done, const char *name,
+	    const char *dir);
+
 /* Starts a stream: nothing held. */
 void	escape_stream_init(struct escape_stream *);
 

@@ -296,6 +296,23 @@ test_stream_pieces(void **state)
 	free(got);
 }
 
+/* How bxctl says it wrote a file: the directory as data, not the name. */
+static void
+test_written(void **state)
+{
+	char *mem = NULL;
+	size_t memlen = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(fp = open_memstream(&mem, &memlen));
+	escape_written(fp, "added grant", "notes", "/home/k/\x1b[2Jgrants");
+	assert_int_equal(fclose(fp), 0);
+	assert_string_equal(mem, "added grant notes (/home/k/\\u001b[2Jgrants/"
+	    "notes.toml)\n");
+	free(mem);
+}
+
 int
 main(void)
 {
@@ -310,6 +327,7 @@ main(void)
 		cmocka_unit_test(test_escape_buf_cuts_whole_steps),
 		cmocka_unit_test(test_stream_every_cut),
 		cmocka_unit_test(test_stream_pieces),
+		cmocka_unit_test(test_written),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
