@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "proto/readfile.h"
+#include "proto/wipe.h"
 
 /*
  * The first buffer of a file that says it is empty (/proc's), so that it
@@ -109,8 +110,7 @@ grow(char **buf, size_t *cap, size_t len, size_t want)
 		return -1;
 	if (*buf != NULL) {
 		memcpy(p, *buf, len);
-		explicit_bzero(*buf, *cap);
-		free(*buf);
+		bx_wipe_free(*buf, *cap);
 	}
 	*buf = p;
 	*cap = ncap;
@@ -167,9 +167,7 @@ read_all(int fd, const char *shown, size_t max, size_t size, char **ret_buf,
 out:
 	saved = errno;
 	/* What a failed read holds is overwritten, as grow() does. */
-	if (buf != NULL)
-		explicit_bzero(buf, cap);
-	free(buf);
+	bx_wipe_free(buf, cap);
 	errno = saved;
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include "proto/redact.h"
 #include "proto/redact_decode.h"
 #include "proto/redact_pattern.h"
+#include "proto/wipe.h"
 
 struct bx_redactor {
 	char			 marker[BX_REDACT_NAME_MAX + 16];
@@ -27,19 +28,6 @@ struct pass {
 	struct redact_decoded	 dec;
 	int			 has_dec;
 };
-
-/*
- * Overwrites len bytes at p (NULL is fine), then frees them: a text
- * between passes may still hold what the next pass would have taken out.
- */
-static void
-wipe_free(char *p, size_t len)
-{
-	if (p == NULL)
-		return;
-	explicit_bzero(p, len);
-	free(p);
-}
 
 static int
 check_name(const char *name, struct bx_error *err)
@@ -361,16 +349,17 @@ bx_redact(const struct bx_redactor *rd, const char *in, size_t len,
 		return bx_fail(err, "redaction: a response of %zu bytes is "
 		    "more than the %d it can take", len, BX_REDACT_INPUT_MAX);
 	for (pass = 0; ; pass++) {
+		/* A text between passes may still hold what the next would take. */
 		if (redact_pass(rd, cur != NULL ? cur : in, curlen, limit,
 		    pass == 0, &next, &nextlen, &markers, &cut, err) == -1) {
-			wipe_free(cur, curlen);
+			bx_wipe_free(cur, curlen);
 			return -1;
 		}
 		if (next == NULL)
 			break;
 		if (pass == BX_REDACT_PASSES && markers > 0) {
-			wipe_free(next, nextlen);
-			wipe_free(cur, curlen);
+			bx_wipe_free(next, nextlen);
+			bx_wipe_free(cur, curlen);
 			return bx_fail(err, "redaction: %.*s was still found "
 			    "after %d passes (its own marker next to the text "
 			    "makes it again): the response is withheld",
@@ -378,7 +367,7 @@ bx_redact(const struct bx_redactor *rd, const char *in, size_t len,
 			    BX_REDACT_PASSES);
 		}
 		removed += markers + (cut ? 1 : 0);
-		wipe_free(cur, curlen);
+		bx_wipe_free(cur, curlen);
 		cur = next;
 		curlen = nextlen;
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "proto/redact_decode.h"
+#include "proto/wipe.h"
 
 /* The value of hex digit c, or -1. */
 static int
@@ -148,9 +149,7 @@ redact_decode(const char *in, size_t len, struct redact_decoded *ret,
 void
 redact_decoded_free(struct redact_decoded *dec)
 {
-	if (dec->rd_text != NULL)
-		explicit_bzero(dec->rd_text, dec->rd_len);
-	free(dec->rd_text);
+	bx_wipe_free(dec->rd_text, dec->rd_len);
 	free(dec->rd_map);
 	dec->rd_text = NULL;
 	dec->rd_map = NULL;

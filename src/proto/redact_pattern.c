@@ -7,16 +7,7 @@
 
 #include "proto/base64.h"
 #include "proto/redact_pattern.h"
-
-/* Overwrites len bytes at p (NULL is fine), then frees them. */
-static void
-wipe_free(void *p, size_t len)
-{
-	if (p == NULL)
-		return;
-	explicit_bzero(p, len);
-	free(p);
-}
+#include "proto/wipe.h"
 
 /* A byte of the text as the pattern compares it. */
 static unsigned char
@@ -34,9 +25,9 @@ fold(const struct redact_pattern *p, unsigned char c)
 static void
 pattern_free(struct redact_pattern *p)
 {
-	wipe_free(p->rp_text, p->rp_len);
+	bx_wipe_free(p->rp_text, p->rp_len);
 	if (p->rp_border != NULL)
-		wipe_free(p->rp_border, p->rp_len * sizeof(*p->rp_border));
+		bx_wipe_free(p->rp_border, p->rp_len * sizeof(*p->rp_border));
 	explicit_bzero(p, sizeof(*p));
 }
 
@@ -54,7 +45,7 @@ list_grow(struct redact_pattern *list, size_t n)
 		return NULL;
 	if (n > 0)
 		memcpy(grown, list, n * sizeof(*list));
-	wipe_free(list, n * sizeof(*list));
+	bx_wipe_free(list, n * sizeof(*list));
 	return grown;
 }
 
@@ -156,7 +147,7 @@ add_base64(struct redact_pattern **list, size_t *n, const char *form,
 	}
 	memcpy(buf + align, form, len);
 	bx_base64_encode_with(buf, align + len, alphabet, enc);
-	wipe_free(buf, align + len);
+	bx_wipe_free(buf, align + len);
 	memset(&p, 0, sizeof(p));
 	k0 = (8 * align + 5) / 6;
 	k1 = bits / 6;
@@ -171,12 +162,12 @@ add_base64(struct redact_pattern **list, size_t *n, const char *form,
 		    (unsigned char)enc[k1]) >> (6 - p.rp_rbits);
 	p.rp_pad = (unsigned)((3 - (align + len) % 3) % 3);
 	if ((p.rp_text = malloc(k1 - k0)) == NULL) {
-		wipe_free(enc, enclen);
+		bx_wipe_free(enc, enclen);
 		return bx_fail(err, "redaction: out of memory");
 	}
 	memcpy(p.rp_text, enc + k0, k1 - k0);
 	p.rp_len = k1 - k0;
-	wipe_free(enc, enclen);
+	bx_wipe_free(enc, enclen);
 	return pattern_push(list, n, &p, err);
 }
 
@@ -204,7 +195,7 @@ redact_patterns_free(struct redact_pattern *list, size_t n)
 
 	for (i = 0; i < n; i++)
 		pattern_free(&list[i]);
-	wipe_free(list, n * sizeof(*list));
+	bx_wipe_free(list, n * sizeof(*list));
 }
 
 /* Whether t's byte at i is a base64 char of p whose form bits agree. */

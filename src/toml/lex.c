@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "toml/lex.h"
+#include "proto/wipe.h"
 
 void
 toml_lex_init(struct toml_lexer *lx, struct toml_doc *doc, const char *buf,
@@ -28,9 +29,7 @@ toml_lex_init(struct toml_lexer *lx, struct toml_doc *doc, const char *buf,
 void
 toml_lex_done(struct toml_lexer *lx)
 {
-	if (lx->lx_scratch != NULL)
-		explicit_bzero(lx->lx_scratch, lx->lx_scratch_cap);
-	free(lx->lx_scratch);
+	bx_wipe_free(lx->lx_scratch, lx->lx_scratch_cap);
 	lx->lx_scratch = NULL;
 	lx->lx_scratch_len = lx->lx_scratch_cap = 0;
 }
@@ -345,8 +344,7 @@ toml_scratch_add(struct toml_lexer *lx, const char *s, size_t n)
 			return toml_lex_fail(lx, "out of memory");
 		if (lx->lx_scratch != NULL) {
 			memcpy(p, lx->lx_scratch, lx->lx_scratch_len);
-			explicit_bzero(lx->lx_scratch, lx->lx_scratch_cap);
-			free(lx->lx_scratch);
+			bx_wipe_free(lx->lx_scratch, lx->lx_scratch_cap);
 		}
 		lx->lx_scratch = p;
 		lx->lx_scratch_cap = cap;

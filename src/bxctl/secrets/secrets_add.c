@@ -24,6 +24,7 @@
 #include "bxctl/secrets/secretdir.h"
 #include "bxctl/secrets/secretvalue.h"
 #include "bxctl/secrets/secretwrite.h"
+#include "proto/wipe.h"
 
 /* Stands for the value while the rest is judged: valid, and not it. */
 #define PLACEHOLDER	"placeholder-value"
@@ -217,10 +218,8 @@ add(const struct add_opts *o, const char *config_dir)
 	escape_written(stdout, existed ? "replaced secret" : "added secret",
 	    o->ao_name, dir);
 out:
-	explicit_bzero(value, SECRETVALUE_BUF);
-	explicit_bzero(text, SECRETWRITE_MAX);
-	free(value);
-	free(text);
+	bx_wipe_free(value, SECRETVALUE_BUF);
+	bx_wipe_free(text, SECRETWRITE_MAX);
 	return status;
 }
 
