@@ -17,6 +17,7 @@
 #include "brokerd/secret_impl.h"
 #include "proto/base64.h"
 #include "proto/readfile.h"
+#include "proto/wipe.h"
 
 /* Where a secret is: the paths for messages, the directory once open. */
 struct place {
@@ -197,8 +198,7 @@ make_header_value(struct secret *s, struct bx_error *err)
 		snprintf(plain, plain_len + 1, "%s:%s", s->s_user, s->s_value);
 		memcpy(out, "Basic ", 6);
 		bx_base64_encode(plain, plain_len, out + 6);
-		explicit_bzero(plain, plain_len);
-		free(plain);
+		bx_wipe_free(plain, plain_len);
 	}
 	s->s_header_value = out;
 	s->s_header_value_len = len;
@@ -285,8 +285,7 @@ secret_read(const char *config_dir, const char *name,
 	if (rc != 0)
 		return rc;
 	rc = build(pl.p_file, name, buf, len, sink, ret, err);
-	explicit_bzero(buf, len);
-	free(buf);
+	bx_wipe_free(buf, len);
 	return rc;
 }
 
@@ -362,24 +361,15 @@ secret_load(const char *config_dir, const char *name, struct secret **ret,
 	    fp.fp_count - 1, fp.fp_count == 2 ? "" : "s");
 }
 
-static void
-wipe_free(char *p, size_t len)
-{
-	if (p == NULL)
-		return;
-	explicit_bzero(p, len);
-	free(p);
-}
-
 void
 secret_free(struct secret *s)
 {
 	if (s == NULL)
 		return;
-	wipe_free(s->s_value, s->s_value_len);
-	wipe_free(s->s_header_value, s->s_header_value_len);
+	bx_wipe_free(s->s_value, s->s_value_len);
+	bx_wipe_free(s->s_header_value, s->s_header_value_len);
 	if (s->s_user != NULL)
-		wipe_free(s->s_user, strlen(s->s_user));
+		bx_wipe_free(s->s_user, strlen(s->s_user));
 	free(s->s_header);
 	free(s->s_hosts);
 	free(s->s_file);

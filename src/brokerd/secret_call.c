@@ -10,6 +10,7 @@
 #include "brokerd/secret.h"
 #include "brokerd/secret_call.h"
 #include "proto/types.h"
+#include "proto/wipe.h"
 
 /* "Basic " before basic's base64 of user:value in its header value. */
 #define BASIC_PREFIX	"Basic "
@@ -114,10 +115,7 @@ secret_call_free(struct secret_call *sc)
 {
 	if (sc == NULL)
 		return;
-	if (sc->sc_header != NULL) {
-		explicit_bzero(sc->sc_header, sc->sc_header_len);
-		free(sc->sc_header);
-	}
+	bx_wipe_free(sc->sc_header, sc->sc_header_len);
 	bx_redactor_free(sc->sc_redactor);
 	free(sc);
 }

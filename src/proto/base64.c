@@ -1,13 +1,18 @@
 /*
  * base64.c: the RFC 4648 base64 encoder (see base64.h).
  */
+#include <string.h>
+
 #include "proto/base64.h"
 
-static const char alphabet[] =
+const char bx_base64_std[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const char bx_base64_url[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 size_t
-bx_base64_encode(const void *in, size_t n, char *out)
+bx_base64_encode_with(const void *in, size_t n, const char *alphabet,
+    char *out)
 {
 	const unsigned char *p = in;
 	unsigned long group;
@@ -38,4 +43,20 @@ bx_base64_encode(const void *in, size_t n, char *out)
 	}
 	out[o] = '\0';
 	return o;
+}
+
+size_t
+bx_base64_encode(const void *in, size_t n, char *out)
+{
+	return bx_base64_encode_with(in, n, bx_base64_std, out);
+}
+
+int
+bx_base64_value(const char *alphabet, unsigned char c)
+{
+	const char *p;
+
+	if (c == '\0' || (p = strchr(alphabet, c)) == NULL)
+		return -1;
+	return (int)(p - alphabet);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "proto/readfile.h"
+#include "proto/wipe.h"
 
 /*
  * The first buffer of a file that says it is empty (/proc's), so that it
@@ -87,11 +88,14 @@ bx_readfile_open(int dirfd, const char *name, const char *shown,
 }
 
 /*
- * Grows *buf to hold at least want bytes and a '\0': the first time just
- * that (the file's size is known), doubling when the file grew.
+ * Grows *buf (len bytes used) to hold at least want bytes and a '\0': the
+ * first time just that (the file's size is known), doubling when the file
+ * grew. The old buffer is overwritten, not realloc(3)ed: the file may be
+ * a secret (brokerd/secret.c), and realloc may free the old copy as it
+ * was. Only a file larger than fstat(2) said (/proc's) ever grows.
  */
 static int
-grow(char **buf, size_t *cap, size_t want)
+grow(char **buf, size_t *cap, size_t len, size_t want)
 {
 	size_t ncap = *cap;
 	char *p;
@@ -102,8 +106,12 @@ grow(char **buf, size_t *cap, size_t want)
 		ncap *= 2;
 	if (ncap == *cap)
 		return 0;
-	if ((p = realloc(*buf, ncap)) == NULL)
+	if ((p = malloc(ncap)) == NULL)
 		return -1;
+	if (*buf != NULL) {
+		memcpy(p, *buf, len);
+		bx_wipe_free(*buf, *cap);
+	}
 	*buf = p;
 	*cap = ncap;
 	return 0;
@@ -124,7 +132,7 @@ read_all(int fd, const char *shown, size_t max, size_t size, char **ret_buf,
 	for (;;) {
 		if (max > 0 && want > max + 1)
 			want = max + 1;
-		if (grow(&buf, &cap, want) == -1) {
+		if (grow(&buf, &cap, len, want) == -1) {
 			bx_fail(err, "%s: out of memory", shown);
 			failed(why, BX_READFILE_NOMEM);
 			goto out;
@@ -158,7 +166,8 @@ read_all(int fd, const char *shown, size_t max, size_t size, char **ret_buf,
 	rc = 0;
 out:
 	saved = errno;
-	free(buf);
+	/* What a failed read holds is overwritten, as grow() does. */
+	bx_wipe_free(buf, cap);
 	errno = saved;
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include "proto/redact.h"
 #include "proto/redact_decode.h"
 #include "proto/redact_pattern.h"
+#include "proto/wipe.h"
 
 struct bx_redactor {
 	char			 marker[BX_REDACT_NAME_MAX + 16];
@@ -110,6 +111,7 @@ bx_redactor_free(struct bx_redactor *rd)
 	if (rd == NULL)
 		return;
 	redact_patterns_free(rd->patterns, rd->npatterns);
+	explicit_bzero(rd, sizeof(*rd));
 	free(rd);
 }
 
@@ -316,6 +318,11 @@ redact_pass(const struct bx_redactor *rd, const char *text, size_t len,
 		kept = cut_start(rd, &ps);
 		pass_end(&ps);
 	}
+	/*
+	 * What the cut and the removed start leave past the end is not
+	 * shown, but would stay in the buffer: the start of an occurrence.
+	 */
+	explicit_bzero(out + kept, whole - kept);
 	*ret_cut = kept < outlen;
 	*ret_markers = markers;
 	if (markers == 0 && kept == len) {
@@ -342,16 +349,17 @@ bx_redact(const struct bx_redactor *rd, const char *in, size_t len,
 		return bx_fail(err, "redaction: a response of %zu bytes is "
 		    "more than the %d it can take", len, BX_REDACT_INPUT_MAX);
 	for (pass = 0; ; pass++) {
+		/* A text between passes may still hold what the next would take. */
 		if (redact_pass(rd, cur != NULL ? cur : in, curlen, limit,
 		    pass == 0, &next, &nextlen, &markers, &cut, err) == -1) {
-			free(cur);
+			bx_wipe_free(cur, curlen);
 			return -1;
 		}
 		if (next == NULL)
 			break;
 		if (pass == BX_REDACT_PASSES && markers > 0) {
-			free(next);
-			free(cur);
+			bx_wipe_free(next, nextlen);
+			bx_wipe_free(cur, curlen);
 			return bx_fail(err, "redaction: %.*s was still found "
 			    "after %d passes (its own marker next to the text "
 			    "makes it again): the response is withheld",
@@ -359,7 +367,7 @@ bx_redact(const struct bx_redactor *rd, const char *in, size_t len,
 			    BX_REDACT_PASSES);
 		}
 		removed += markers + (cut ? 1 : 0);
-		free(cur);
+		bx_wipe_free(cur, curlen);
 		cur = next;
 		curlen = nextlen;
 	}

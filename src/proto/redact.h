@@ -24,7 +24,11 @@
  * limits: what it does not find.
  *
  * Ownership: bx_redactor_new() copies what it needs from its arguments;
- * the caller frees the redactor with bx_redactor_free() (NULL is fine).
+ * the caller frees the redactor with bx_redactor_free() (NULL is fine),
+ * which overwrites everything it made from the forms before freeing it;
+ * so does every copy of the text bx_redact() frees on its way (the
+ * decoded copy, a pass's text, what a cut leaves past the end). The
+ * caller's own input is the caller's to overwrite.
  * bx_redact() allocates *ret_out, which the caller frees with free(3). A
  * redactor is not changed by bx_redact(), so threads may share one.
  */

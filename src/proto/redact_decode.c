@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "proto/redact_decode.h"
+#include "proto/wipe.h"
 
 /* The value of hex digit c, or -1. */
 static int
@@ -144,10 +145,11 @@ redact_decode(const char *in, size_t len, struct redact_decoded *ret,
 	return 0;
 }
 
+/* The decoded text may hold the secret an escape hid: overwritten. */
 void
 redact_decoded_free(struct redact_decoded *dec)
 {
-	free(dec->rd_text);
+	bx_wipe_free(dec->rd_text, dec->rd_len);
 	free(dec->rd_map);
 	dec->rd_text = NULL;
 	dec->rd_map = NULL;

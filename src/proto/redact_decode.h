@@ -8,7 +8,8 @@
  * decoded again.
  *
  * Ownership: redact_decode() fills a struct redact_decoded whose two
- * arrays the caller frees with redact_decoded_free().
+ * arrays the caller frees with redact_decoded_free(), which overwrites
+ * the decoded text first (it may hold a secret an escape hid).
  */
 #ifndef BX_REDACT_DECODE_H
 #define BX_REDACT_DECODE_H

@@ -5,43 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/base64.h"
 #include "proto/redact_pattern.h"
-
-static const char b64_std[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-static const char b64_url[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/* The value of c in alphabet, or -1. */
-static int
-b64_value(const char *alphabet, unsigned char c)
-{
-	const char *p;
-
-	if (c == '\0' || (p = strchr(alphabet, c)) == NULL)
-		return -1;
-	return (int)(p - alphabet);
-}
-
-/* Base64 of the n bytes at in, with padding: 4 * ((n + 2) / 3) chars. */
-static void
-b64_encode(const unsigned char *in, size_t n, const char *alphabet,
-    char *out)
-{
-	unsigned long v;
-	size_t i, k, o = 0;
-
-	for (i = 0; i < n; i += 3) {
-		v = 0;
-		for (k = 0; k < 3; k++)
-			v = v << 8 | (i + k < n ? in[i + k] : 0);
-		for (k = 0; k < 4; k++)
-			out[o + k] = alphabet[(v >> (18 - 6 * k)) & 0x3f];
-		if (n - i < 3)
-			memset(out + o + 1 + (n - i), '=', 3 - (n - i));
-		o += 4;
-	}
-}
+#include "proto/wipe.h"
 
 /* A byte of the text as the pattern compares it. */
 static unsigned char
@@ -52,11 +18,35 @@ fold(const struct redact_pattern *p, unsigned char c)
 	return c;
 }
 
+/*
+ * Every buffer of a pattern is made from a secret's value (its borders
+ * too say how it repeats): overwritten before it is freed.
+ */
 static void
 pattern_free(struct redact_pattern *p)
 {
-	free(p->rp_text);
-	free(p->rp_border);
+	bx_wipe_free(p->rp_text, p->rp_len);
+	if (p->rp_border != NULL)
+		bx_wipe_free(p->rp_border, p->rp_len * sizeof(*p->rp_border));
+	explicit_bzero(p, sizeof(*p));
+}
+
+/*
+ * The list one entry longer: a new array, the old one overwritten (its
+ * entries hold the partial bits of base64 cores), not realloc(3), which
+ * may free the old copy as it was.
+ */
+static struct redact_pattern *
+list_grow(struct redact_pattern *list, size_t n)
+{
+	struct redact_pattern *grown;
+
+	if ((grown = calloc(n + 1, sizeof(*grown))) == NULL)
+		return NULL;
+	if (n > 0)
+		memcpy(grown, list, n * sizeof(*list));
+	bx_wipe_free(list, n * sizeof(*list));
+	return grown;
 }
 
 static bool
@@ -88,7 +78,7 @@ pattern_push(struct redact_pattern **list, size_t *n,
 		}
 	if ((p->rp_border = calloc(p->rp_len, sizeof(*p->rp_border))) ==
 	    NULL ||
-	    (grown = reallocarray(*list, *n + 1, sizeof(**list))) == NULL) {
+	    (grown = list_grow(*list, *n)) == NULL) {
 		pattern_free(p);
 		return bx_fail(err, "redaction: out of memory");
 	}
@@ -144,39 +134,40 @@ add_base64(struct redact_pattern **list, size_t *n, const char *form,
 {
 	struct redact_pattern p;
 	unsigned char *buf;
-	size_t bits = 8 * (align + len), k0, k1;
+	size_t bits = 8 * (align + len), k0, k1, enclen;
 	char *enc;
 
+	enclen = BX_BASE64_LEN(align + len) + 1;
 	buf = calloc(align + len, 1);
-	enc = malloc(4 * ((align + len + 2) / 3));
+	enc = malloc(enclen);
 	if (buf == NULL || enc == NULL) {
 		free(buf);
 		free(enc);
 		return bx_fail(err, "redaction: out of memory");
 	}
 	memcpy(buf + align, form, len);
-	b64_encode(buf, align + len, alphabet, enc);
-	free(buf);
+	bx_base64_encode_with(buf, align + len, alphabet, enc);
+	bx_wipe_free(buf, align + len);
 	memset(&p, 0, sizeof(p));
 	k0 = (8 * align + 5) / 6;
 	k1 = bits / 6;
 	p.rp_alphabet = alphabet;
 	p.rp_lbits = (unsigned)(6 * k0 - 8 * align);
 	if (p.rp_lbits > 0)
-		p.rp_lval = (unsigned)b64_value(alphabet,
+		p.rp_lval = (unsigned)bx_base64_value(alphabet,
 		    (unsigned char)enc[k0 - 1]) & ((1u << p.rp_lbits) - 1);
 	p.rp_rbits = (unsigned)(bits - 6 * k1);
 	if (p.rp_rbits > 0)
-		p.rp_rval = (unsigned)b64_value(alphabet,
+		p.rp_rval = (unsigned)bx_base64_value(alphabet,
 		    (unsigned char)enc[k1]) >> (6 - p.rp_rbits);
 	p.rp_pad = (unsigned)((3 - (align + len) % 3) % 3);
 	if ((p.rp_text = malloc(k1 - k0)) == NULL) {
-		free(enc);
+		bx_wipe_free(enc, enclen);
 		return bx_fail(err, "redaction: out of memory");
 	}
 	memcpy(p.rp_text, enc + k0, k1 - k0);
 	p.rp_len = k1 - k0;
-	free(enc);
+	bx_wipe_free(enc, enclen);
 	return pattern_push(list, n, &p, err);
 }
 
@@ -189,8 +180,10 @@ redact_patterns_add(struct redact_pattern **list, size_t *n,
 	if (add_plain(list, n, form, len, err) == -1)
 		return -1;
 	for (align = 0; align < 3; align++)
-		if (add_base64(list, n, form, len, align, b64_std, err) == -1 ||
-		    add_base64(list, n, form, len, align, b64_url, err) == -1)
+		if (add_base64(list, n, form, len, align, bx_base64_std,
+		    err) == -1 ||
+		    add_base64(list, n, form, len, align, bx_base64_url,
+		    err) == -1)
 			return -1;
 	return 0;
 }
@@ -202,7 +195,7 @@ redact_patterns_free(struct redact_pattern *list, size_t n)
 
 	for (i = 0; i < n; i++)
 		pattern_free(&list[i]);
-	free(list);
+	bx_wipe_free(list, n * sizeof(*list));
 }
 
 /* Whether t's byte at i is a base64 char of p whose form bits agree. */
@@ -210,7 +203,7 @@ static bool
 partial_left(const struct redact_pattern *p, const struct redact_text *t,
     size_t i)
 {
-	int v = b64_value(p->rp_alphabet, (unsigned char)t->rt_p[i]);
+	int v = bx_base64_value(p->rp_alphabet, (unsigned char)t->rt_p[i]);
 
 	return v != -1 && ((unsigned)v & ((1u << p->rp_lbits) - 1)) ==
 	    p->rp_lval;
@@ -220,7 +213,7 @@ static bool
 partial_right(const struct redact_pattern *p, const struct redact_text *t,
     size_t i)
 {
-	int v = b64_value(p->rp_alphabet, (unsigned char)t->rt_p[i]);
+	int v = bx_base64_value(p->rp_alphabet, (unsigned char)t->rt_p[i]);
 
 	return v != -1 && (unsigned)v >> (6 - p->rp_rbits) == p->rp_rval;
 }

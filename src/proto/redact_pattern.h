@@ -12,7 +12,8 @@
  * 'a' over a megabyte of 'a' costs a megabyte of steps).
  *
  * Ownership: a list of patterns belongs to whoever built it with
- * redact_patterns_add() and is freed with redact_patterns_free().
+ * redact_patterns_add() and is freed with redact_patterns_free(), which
+ * overwrites every pattern (each is made from a secret) before freeing it.
  */
 #ifndef BX_REDACT_PATTERN_H
 #define BX_REDACT_PATTERN_H

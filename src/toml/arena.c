@@ -79,6 +79,12 @@ toml_strndup(struct toml_doc *doc, const char *s, size_t len)
 	return p;
 }
 
+/*
+ * The arena holds the document's strings, a secret file's value among
+ * them: what was handed out is overwritten before it goes back (one pass
+ * over bytes the parse already wrote; docs/decisions.md, "The TOML
+ * parser wipes what it held").
+ */
 void
 toml_arena_free(struct toml_doc *doc)
 {
@@ -86,6 +92,7 @@ toml_arena_free(struct toml_doc *doc)
 
 	for (c = doc->d_chunks; c != NULL; c = next) {
 		next = c->c_next;
+		explicit_bzero(c->c_data, c->c_used);
 		free(c);
 	}
 	doc->d_chunks = NULL;

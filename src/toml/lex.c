@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "toml/lex.h"
+#include "proto/wipe.h"
 
 void
 toml_lex_init(struct toml_lexer *lx, struct toml_doc *doc, const char *buf,
@@ -24,11 +25,13 @@ toml_lex_init(struct toml_lexer *lx, struct toml_doc *doc, const char *buf,
 	lx->lx_line = 1;
 }
 
+/* The scratch held the last string decoded: overwritten, as the arena. */
 void
 toml_lex_done(struct toml_lexer *lx)
 {
-	free(lx->lx_scratch);
+	bx_wipe_free(lx->lx_scratch, lx->lx_scratch_cap);
 	lx->lx_scratch = NULL;
+	lx->lx_scratch_len = lx->lx_scratch_cap = 0;
 }
 
 static void context_text(const struct toml_lexer *, char *, size_t);
@@ -38,13 +41,19 @@ vfail(struct toml_lexer *lx, int line, const char *fmt, va_list ap)
 {
 	char msg[BX_ERROR_MAX], context[TOML_CONTEXT_MAX];
 
+	int rc;
+
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	context_text(lx, context, sizeof(context));
 	if (context[0] == '\0')
-		return bx_fail(lx->lx_err, "%s:%d: %s", lx->lx_doc->d_name,
+		rc = bx_fail(lx->lx_err, "%s:%d: %s", lx->lx_doc->d_name,
 		    line, msg);
-	return bx_fail(lx->lx_err, "%s:%d: %s: %s", lx->lx_doc->d_name, line,
-	    context, msg);
+	else
+		rc = bx_fail(lx->lx_err, "%s:%d: %s: %s", lx->lx_doc->d_name,
+		    line, context, msg);
+	/* The context quotes the document, which may be a secret file. */
+	explicit_bzero(context, sizeof(context));
+	return rc;
 }
 
 int
@@ -330,8 +339,13 @@ toml_scratch_add(struct toml_lexer *lx, const char *s, size_t n)
 		cap = lx->lx_scratch_cap == 0 ? 256 : lx->lx_scratch_cap;
 		while (cap - lx->lx_scratch_len < n + 1)
 			cap *= 2;
-		if ((p = realloc(lx->lx_scratch, cap)) == NULL)
+		/* Not realloc(3): it may free the old copy as it was. */
+		if ((p = malloc(cap)) == NULL)
 			return toml_lex_fail(lx, "out of memory");
+		if (lx->lx_scratch != NULL) {
+			memcpy(p, lx->lx_scratch, lx->lx_scratch_len);
+			bx_wipe_free(lx->lx_scratch, lx->lx_scratch_cap);
+		}
 		lx->lx_scratch = p;
 		lx->lx_scratch_cap = cap;
 	}

@@ -12,6 +12,10 @@
  * toml_doc_free(). Every table, array, value and string reached from the
  * document belongs to it and stays valid until toml_doc_free(); callers
  * never free them. All pointers returned here are read-only views.
+ * toml_doc_free() overwrites every byte the document held (its strings,
+ * keys and nodes) before freeing it, and the parser overwrites its own
+ * scratch, so a secret file's value is not left behind in freed memory;
+ * the caller's buffer and error message are the caller's to overwrite.
  */
 #ifndef TOML_TOML_H
 #define TOML_TOML_H

@@ -23,6 +23,8 @@
 
 #include "brokerd/grants.h"
 #include "brokerd/secret.h"
+#include "brokerd/secret_call.h"
+#include "freecheck.h"
 #include "grants-fixture.h"
 
 /* The value every well-formed case uses; no message may ever hold it. */
@@ -729,10 +731,51 @@ test_sink_fails(void **state)
 	done(dir);
 }
 
+/*
+ * Nothing that held the value goes back to the allocator as it was
+ * (freecheck.h sees each free and realloc): the file's bytes, the TOML
+ * parser's copy, the secret, a file refused after its value was read, and
+ * a call's header line and redactor.
+ */
+static void
+test_value_wiped(void **state)
+{
+	char *dir = config_dir();
+	struct secret_call *sc = NULL;
+	struct secret *sec;
+	struct seen seen = { 0 };
+	struct secret_sink sink = { collect, &seen };
+	struct bx_error err;
+
+	(void)state;
+	put(dir, "gh", BEARER);
+	put(dir, "lamp", "kind = \"basic\"\nhosts = [\"lamp.example.com\"]\n"
+	    "user = \"Aladdin\"\nvalue = \"" VALUE "\"\n");
+	put(dir, "bad", "kind = \"bearer\"\n" HOSTS "value = \"" VALUE "\"\n"
+	    "vaule = 1\n");
+	/* VALUE, and base64 of "Aladdin:" VALUE past its user's part. */
+	freecheck_watch(VALUE, strlen(VALUE));
+	freecheck_watch("czNjcmV0VkFMVUV4", 16);
+	secret_free(load_ok(dir, "gh"));
+	sec = load_ok(dir, "lamp");
+	assert_non_null(strstr(secret_header_value(sec), "czNjcmV0VkFMVUV4"));
+	secret_free(sec);
+	sec = NULL;
+	assert_int_equal(secret_read(dir, "bad", &sink, &sec, &err), 1);
+	assert_null(sec);
+	assert_int_equal(secret_call_open(dir, "lamp", "lamp.example.com", &sc,
+	    &err), 0);
+	secret_call_free(sc);
+	assert_int_equal(freecheck_stop(), 0);
+	seen_clear(&seen);
+	done(dir);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_value_wiped),
 		cmocka_unit_test(test_bearer),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_basic),

@@ -73,6 +73,41 @@ test_no_overrun(void **state)
 	}
 }
 
+/* RFC 4648 section 5: "-" and "_" where section 4 has "+" and "/". */
+static void
+test_url_alphabet(void **state)
+{
+	unsigned char in[] = { 0xff, 0xfe, 0xfb, 0xef, 0x80 };
+	char out[BX_BASE64_LEN(sizeof(in)) + 1];
+
+	(void)state;
+	assert_int_equal(bx_base64_encode_with(in, sizeof(in), bx_base64_url,
+	    out), 8);
+	assert_string_equal(out, "__7774A=");
+	assert_int_equal(bx_base64_encode_with("foob", 4, bx_base64_std, out),
+	    8);
+	assert_string_equal(out, "Zm9vYg==");
+}
+
+/* Each character's value in its alphabet, and -1 for what is not one. */
+static void
+test_value(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 0; i < 64; i++) {
+		assert_int_equal(bx_base64_value(bx_base64_std,
+		    (unsigned char)bx_base64_std[i]), i);
+		assert_int_equal(bx_base64_value(bx_base64_url,
+		    (unsigned char)bx_base64_url[i]), i);
+	}
+	assert_int_equal(bx_base64_value(bx_base64_std, '-'), -1);
+	assert_int_equal(bx_base64_value(bx_base64_url, '+'), -1);
+	assert_int_equal(bx_base64_value(bx_base64_std, '='), -1);
+	assert_int_equal(bx_base64_value(bx_base64_std, '\0'), -1);
+}
+
 int
 main(void)
 {
@@ -80,6 +115,8 @@ main(void)
 		cmocka_unit_test(test_rfc4648_vectors),
 		cmocka_unit_test(test_basic_credential),
 		cmocka_unit_test(test_high_bytes),
+		cmocka_unit_test(test_url_alphabet),
+		cmocka_unit_test(test_value),
 		cmocka_unit_test(test_no_overrun),
 	};
 

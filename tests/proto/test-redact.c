@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "proto/redact.h"
+#include "freecheck.h"
 
 /* 17 bytes with '>', '?' and '/', so base64 and base64url differ. */
 #define VALUE	"s3cr3t>T0k?n/42~x"
@@ -341,6 +342,36 @@ test_withheld(void **state)
  * the search is linear, so this takes a fraction of a second, not the
  * hours a naive search would.
  */
+/*
+ * Nothing made from the value goes back to the allocator as it was: the
+ * patterns (plain, hex, base64 cores), the decoded copy of an encoded
+ * echo, and the start of an occurrence a cut leaves past the end of the
+ * output (freecheck.h sees each free and realloc).
+ */
+static void
+test_wiped_before_free(void **state)
+{
+	const char *in = "a s3cr3t%3ET0k%3Fn%2F42~x b czNjcjN0PlQwaz9uLzQyfng= "
+	    "c 7333637233743e54306b3f6e2f34327e78 d s3cr3t>T0k?n";
+	struct bx_redactor *rd;
+	struct bx_error err;
+	size_t len, n;
+	char *out;
+
+	(void)state;
+	freecheck_watch("cr3t>T0k", 8);
+	freecheck_watch("czNjcjN0PlQwaz9u", 16);
+	freecheck_watch("7333637233743e54306b", 20);
+	rd = bearer();
+	assert_int_equal(bx_redact(rd, in, strlen(in), SIZE_MAX, &out, &len,
+	    &n, &err), 0);
+	assert_string_equal(out, "a " MARK " b " MARK " c " MARK " d ");
+	assert_int_equal(n, 4);
+	free(out);
+	bx_redactor_free(rd);
+	assert_int_equal(freecheck_stop(), 0);
+}
+
 static void
 test_periodic_worst_case(void **state)
 {
@@ -463,6 +494,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wiped_before_free),
 		cmocka_unit_test(test_plain_anywhere),
 		cmocka_unit_test(test_same_form_twice),
 		cmocka_unit_test(test_nul_is_text),

@@ -11,8 +11,8 @@
 #include <time.h>
 
 #include "bxctl/commands.h"
-#include "proto/escape.h"
 #include "bxctl/common/options.h"
+#include "bxctl/common/problems.h"
 #include "bxctl/common/show.h"
 #include "bxctl/common/when.h"
 #include "bxctl/grants/grantwrite.h"
@@ -155,18 +155,21 @@ default_id(const char *tool, int64_t now, char *buf)
 static int
 refused(const struct grants *set)
 {
+	struct problem_list problems = { NULL, 0 };
 	size_t i;
+	int status = CLI_FAIL;
 
-	for (i = 0; i < set->gs_nproblems; i++) {
-		fprintf(stderr, "bxctl grants add: ");
-		escape_problem(stderr, set->gs_problems[i].gp_file,
-		    set->gs_problems[i].gp_line > 0,
-		    (uint64_t)set->gs_problems[i].gp_line,
-		    set->gs_problems[i].gp_problem);
-	}
-	fprintf(stderr, "bxctl grants add: brokerd would refuse this grant, "
-	    "so nothing was written\n");
-	return CLI_FAIL;
+	for (i = 0; i < set->gs_nproblems; i++)
+		if (problems_add(&problems, set->gs_problems[i].gp_file,
+		    set->gs_problems[i].gp_line,
+		    set->gs_problems[i].gp_problem) == -1) {
+			status = cli_fail("out of memory");
+			goto out;
+		}
+	problems_refused(&problems, "grants add", "grant");
+out:
+	problems_clear(&problems);
+	return status;
 }
 
 /* Builds, judges and writes the grant; the exit status. */
@@ -212,9 +215,7 @@ add(const struct cli_command *cmd, const struct add_opts *o,
 	else if (grantwrite_put(dir, id, text, len, &err) == -1)
 		status = cli_fail("%s", err.msg);
 	else {
-		printf("added grant %s (", id);
-		escape_puts(stdout, dir);
-		printf("/%s.toml)\n", id);
+		problems_written(stdout, "added grant", id, dir);
 		status = CLI_OK;
 	}
 	grants_free(set);

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 
 #include "brokerd/grants.h"
+#include "brokerd/secret.h"
 #include "bxctl/commands.h"
 #include "bxctl/common/admin.h"
-#include "proto/escape.h"
 #include "bxctl/common/options.h"
-#include "bxctl/secrets/secretprob.h"
+#include "bxctl/common/problems.h"
 
 static const char grants_help[] =
     "Asks brokerd to load the grant files as it would for a call, then\n"
@@ -36,9 +36,9 @@ static const char grants_help[] =
 
 /* The secrets the grants name, each checked; problems into l. */
 static int
-check_secrets(const char *config_path, struct secretprob_list *l)
+check_secrets(const char *config_path, struct problem_list *l)
 {
-	struct secret_sink sink = secretprob_sink(l);
+	struct secret_sink sink = { problems_add, l };
 	char *config_dir, *grants_dir;
 	struct grants *set = NULL;
 	struct bx_error err;
@@ -60,16 +60,30 @@ check_secrets(const char *config_path, struct secretprob_list *l)
 	return status;
 }
 
+/* brokerd's report's problems into l, first: 0, or -1 out of memory. */
+static int
+report_problems(const struct bx_grants_report *report,
+    struct problem_list *l)
+{
+	const struct bx_grant_problem *gp;
+	size_t i;
+
+	for (i = 0; i < report->nproblems; i++) {
+		gp = &report->problems[i];
+		if (problems_add(l, gp->file, gp->has_line ?
+		    (int64_t)gp->line : 0, gp->problem) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 /* Asks brokerd for the report, checks the secrets, prints; the status. */
 static int
 check(const char *path, const char *config_path)
 {
-	struct secretprob_list secrets = { NULL, 0 };
-	struct bx_grants_report *report;
-	struct bx_grant_problem *gp;
+	struct problem_list problems = { NULL, 0 };
 	struct bx_msg *req, *answer;
 	struct bx_error err;
-	size_t i;
 	int r;
 
 	if ((req = bx_msg_new(BX_MSG_CHECK_GRANTS)) == NULL)
@@ -78,24 +92,18 @@ check(const char *path, const char *config_path)
 	bx_msg_free(req);
 	if (r == -1)
 		return cli_fail("%s", err.msg);
-	if ((r = check_secrets(config_path, &secrets)) != CLI_OK) {
-		bx_msg_free(answer);
-		secretprob_clear(&secrets);
-		return r;
-	}
-	report = &answer->grants_report;
-	if (report->nproblems == 0 && secrets.spl_len == 0)
-		printf("grants: ok\n");
-	for (i = 0; i < report->nproblems; i++) {
-		gp = &report->problems[i];
-		escape_problem(stdout, gp->file, gp->has_line, gp->line,
-		    gp->problem);
-	}
-	secretprob_print(stdout, &secrets, NULL);
-	r = report->nproblems == 0 && secrets.spl_len == 0 ? CLI_OK :
-	    CLI_FAIL;
+	if (report_problems(&answer->grants_report, &problems) == -1)
+		r = cli_fail("out of memory");
+	else
+		r = check_secrets(config_path, &problems);
 	bx_msg_free(answer);
-	secretprob_clear(&secrets);
+	if (r == CLI_OK && problems.pl_len == 0)
+		printf("grants: ok\n");
+	else if (r == CLI_OK) {
+		problems_print(stdout, &problems, NULL);
+		r = CLI_FAIL;
+	}
+	problems_clear(&problems);
 	return r;
 }
 

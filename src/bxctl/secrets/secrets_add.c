@@ -16,13 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "brokerd/secret.h"
 #include "bxctl/commands.h"
-#include "proto/escape.h"
 #include "bxctl/common/options.h"
+#include "bxctl/common/problems.h"
 #include "bxctl/secrets/secretdir.h"
-#include "bxctl/secrets/secretprob.h"
 #include "bxctl/secrets/secretvalue.h"
 #include "bxctl/secrets/secretwrite.h"
+#include "proto/wipe.h"
 
 /* Stands for the value while the rest is judged: valid, and not it. */
 #define PLACEHOLDER	"placeholder-value"
@@ -136,8 +137,8 @@ build(const struct add_opts *o, const char *dir, const char *value,
 {
 	struct secret_fields sf = { o->ao_name, o->ao_kind,
 	    o->ao_hosts, o->ao_nhosts, o->ao_header, o->ao_user, value };
-	struct secretprob_list problems = { NULL, 0 };
-	struct secret_sink sink = secretprob_sink(&problems);
+	struct problem_list problems = { NULL, 0 };
+	struct secret_sink sink = { problems_add, &problems };
 	struct bx_error err;
 	int rc;
 
@@ -145,15 +146,12 @@ build(const struct add_opts *o, const char *dir, const char *value,
 		return cli_fail("%s", err.msg);
 	rc = secretwrite_judge(dir, o->ao_name, text, *ret_len, &sink, &err);
 	if (rc == -1) {
-		secretprob_clear(&problems);
+		problems_clear(&problems);
 		return cli_fail("%s", err.msg);
 	}
-	if (rc == 1) {
-		secretprob_print(stderr, &problems, "bxctl secrets add: ");
-		fprintf(stderr, "bxctl secrets add: brokerd would refuse this "
-		    "secret, so nothing was written\n");
-	}
-	secretprob_clear(&problems);
+	if (rc == 1)
+		problems_refused(&problems, "secrets add", "secret");
+	problems_clear(&problems);
 	return rc == 0 ? CLI_OK : CLI_FAIL;
 }
 
@@ -216,14 +214,11 @@ add(const struct add_opts *o, const char *config_dir)
 		status = cli_fail("%s", err.msg);
 		goto out;
 	}
-	printf("%s secret %s (", existed ? "replaced" : "added", o->ao_name);
-	escape_puts(stdout, dir);
-	printf("/%s.toml)\n", o->ao_name);
+	problems_written(stdout, existed ? "replaced secret" : "added secret",
+	    o->ao_name, dir);
 out:
-	explicit_bzero(value, SECRETVALUE_BUF);
-	explicit_bzero(text, SECRETWRITE_MAX);
-	free(value);
-	free(text);
+	bx_wipe_free(value, SECRETVALUE_BUF);
+	bx_wipe_free(text, SECRETWRITE_MAX);
 	return status;
 }
 

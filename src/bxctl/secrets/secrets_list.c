@@ -15,13 +15,14 @@
 #include <string.h>
 
 #include "brokerd/grants.h"
+#include "brokerd/secret.h"
 #include "bxctl/commands.h"
 #include "proto/escape.h"
 #include "bxctl/common/jsonout.h"
 #include "bxctl/common/options.h"
+#include "bxctl/common/problems.h"
 #include "bxctl/common/table.h"
 #include "bxctl/secrets/secretdir.h"
-#include "bxctl/secrets/secretprob.h"
 
 static const char secrets_list_help[] =
     "Lists each secret as brokerd would read it for a call: its name,\n"
@@ -162,22 +163,22 @@ hosts_of(const struct secret *s)
 }
 
 static json_t *
-json_problems(const struct secretprob_list *l)
+json_problems(const struct problem_list *l)
 {
 	json_t *a = json_array();
 	size_t i;
 
-	for (i = 0; a != NULL && i < l->spl_len; i++)
+	for (i = 0; a != NULL && i < l->pl_len; i++)
 		json_array_append_new(a, json_pack("{s:s, s:o, s:s}", "file",
-		    l->spl_items[i].sp_file, "line", l->spl_items[i].sp_line > 0 ?
-		    json_integer((json_int_t)l->spl_items[i].sp_line) :
-		    json_null(), "problem", l->spl_items[i].sp_text));
+		    l->pl_items[i].p_file, "line", l->pl_items[i].p_line > 0 ?
+		    json_integer((json_int_t)l->pl_items[i].p_line) :
+		    json_null(), "problem", l->pl_items[i].p_text));
 	return a;
 }
 
 static void
 json_secret(const char *name, const struct secret *s,
-    const struct grants *set, const struct secretprob_list *problems)
+    const struct grants *set, const struct problem_list *problems)
 {
 	json_t *hosts = json_array(), *grants = json_array(), *o;
 	size_t i;
@@ -224,18 +225,18 @@ row(struct table *t, const struct table_col *cols, const char *name,
  */
 static int
 show(const char *config_dir, const struct names *n, const struct grants *set,
-    bool json, struct secretprob_list *all)
+    bool json, struct problem_list *all)
 {
 	struct table_col cols[NCOLS] = {
 		{ "NAME", 16, 6, 2, 0 }, { "KIND", 8, 6, 3, 0 },
 		{ "HOSTS", 30, 10, 1, 0 }, { "GRANTS", 6, 6, 9, 0 },
 	};
-	struct secretprob_list mine = { NULL, 0 };
-	struct secret_sink sink = secretprob_sink(&mine);
+	struct problem_list mine = { NULL, 0 };
+	struct secret_sink sink = { problems_add, &mine };
 	struct secret *s;
 	struct bx_error err;
 	struct table t;
-	size_t i, j;
+	size_t i;
 	int unusable = 0;
 
 	table_open(&t, stdout);
@@ -254,14 +255,11 @@ show(const char *config_dir, const struct names *n, const struct grants *set,
 		else
 			row(&t, cols, n->n_list[i], s, set);
 		secret_free(s);
-		for (j = 0; j < mine.spl_len; j++)
-			if (secretprob_add(all, mine.spl_items[j].sp_file,
-			    mine.spl_items[j].sp_line,
-			    mine.spl_items[j].sp_text) == -1) {
-				secretprob_clear(&mine);
-				return -1;
-			}
-		secretprob_clear(&mine);
+		if (problems_add_all(all, &mine) == -1) {
+			problems_clear(&mine);
+			return -1;
+		}
+		problems_clear(&mine);
 	}
 	return unusable;
 }
@@ -269,7 +267,7 @@ show(const char *config_dir, const struct names *n, const struct grants *set,
 static int
 list(const char *config_dir, const char *grants_dir, bool json)
 {
-	struct secretprob_list all = { NULL, 0 };
+	struct problem_list all = { NULL, 0 };
 	struct names n = { NULL, 0 };
 	struct grants *set = NULL;
 	struct bx_error err;
@@ -291,13 +289,13 @@ list(const char *config_dir, const char *grants_dir, bool json)
 		goto out;
 	}
 	if (!json)
-		secretprob_print(stdout, &all, "problem: ");
+		problems_print(stdout, &all, "problem: ");
 	if (!json && unusable > 0)
 		printf("secrets: %d cannot be used, so a call that needs one "
 		    "fails before sending anything\n", unusable);
 	status = unusable == 0 ? CLI_OK : CLI_FAIL;
 out:
-	secretprob_clear(&all);
+	problems_clear(&all);
 	names_free(&n);
 	grants_free(set);
 	return status;
