@@ -15,6 +15,7 @@
 
 #include "brokerd/runner/runner_exec.h"
 #include "proto/clock.h"
+#include "proto/wipe.h"
 
 static void
 close_fd(int *fd)
@@ -323,8 +324,9 @@ exec_outcome_clear(struct exec_outcome *o)
 {
 	if (o == NULL)
 		return;
-	free(o->eo_out);
-	free(o->eo_err);
+	/* A call's output may echo a secret it sent (runner_redact.h). */
+	bx_wipe_free(o->eo_out, o->eo_out_len);
+	bx_wipe_free(o->eo_err, o->eo_err_len);
 	memset(o, 0, sizeof(*o));
 }
 

@@ -8,6 +8,7 @@
 
 #include "brokerd/runner/runner_redact.h"
 #include "proto/utf8.h"
+#include "proto/wipe.h"
 
 /*
  * The length of s[0..len) without a UTF-8 sequence a cut split at its
@@ -53,7 +54,7 @@ redact_output(const struct bx_redactor *rd, size_t limit,
 	/* A sequence cut at the end goes; what that uncovers is redacted. */
 	if (whole_utf8(out, len) < len) {
 		len = whole_utf8(out, len);
-		free(o->eo_out);
+		bx_wipe_free(o->eo_out, o->eo_out_len);
 		o->eo_out = NULL;
 		if (bx_redact(rd, out, len, len, &o->eo_out, &o->eo_out_len,
 		    &again, err) == -1) {
@@ -63,7 +64,7 @@ redact_output(const struct bx_redactor *rd, size_t limit,
 		free(out);
 		removed += again;
 	} else {
-		free(o->eo_out);
+		bx_wipe_free(o->eo_out, o->eo_out_len);
 		o->eo_out = out;
 		o->eo_out_len = len;
 	}
@@ -94,7 +95,7 @@ redact_result(const struct bx_redactor *rd, const char *name, size_t removed,
 		free(text);
 		text = noted;
 	}
-	free(r->rr_text);
+	bx_wipe_free(r->rr_text, strlen(r->rr_text));
 	r->rr_text = text;
 	r->rr_removed = removed;
 	return 0;
