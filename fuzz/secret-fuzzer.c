@@ -9,17 +9,19 @@
  * the end, in which each byte 0xff becomes the value as it is and each byte
  * 0xfe the value with every byte but the space a TOML \u00XX escape (so
  * a basic string decodes to the value while the file's bytes are not it;
- * no message's own words hold a backslash). The value is "@",
- * the middle, " @": its length is anything from 3 bytes, and it holds a
- * space and an "@", which no message's own words hold and no quoted host or
- * header name can (the decoder quotes those only once they have passed a
- * check that refuses a space). So a message that holds the value, or 8
- * bytes of its start or end, quoted it.
+ * no message's own words hold a backslash). The value is "@ ", the middle,
+ * " @": its length is anything from 4 bytes, and it holds an "@" and a
+ * space near each end, which no message's own words hold together and no
+ * quoted host or header name can (the decoder quotes those only once they
+ * have passed a check that refuses a space). So a message that holds the
+ * value, or 8 bytes of its start or end, quoted it; and the same of the
+ * escaped form, whose spaces stay as they are.
  *
  * What must hold, or the harness aborts:
  * - secret_parse returns 0 or 1 (never -1: memory does not run out here);
  * - 1: at least one problem, each of the file, a line >= 0, a text; none
- *   of which holds the value, its escaped form or 8 bytes of either end;
+ *   of which holds the value, its escaped form or 8 bytes of either end
+ *   of either;
  * - 0: no problem, and the secret keeps every rule: a kind, 1 to 256 exact
  *   host names each found by secret_has_host, a value of 8 to 4,096 bytes
  *   of printable ASCII without a space at either end, and the header it
@@ -223,7 +225,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > FUZZ_INPUT_MAX)
 		return 0;
 	middle = fuzz_piece(&in, &mlen);
-	put(&value, "@", 1);
+	put(&value, "@ ", 2);
 	put(&value, middle, mlen);
 	put(&value, " @", 2);
 	/* The space stays as it is: a quoted host cannot hold it. */
