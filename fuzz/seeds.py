@@ -450,3 +450,10 @@ secret("hosts-not-strings", b'kind = "bearer"\nhosts = [1, "a.example"]\n'
 secret("nul-key", b'kind = "bearer"\n' + HOSTS + b'"value\\u0000" = "\xff"\n')
 secret("duplicate-value", b'kind = "bearer"\n' + HOSTS +
        b'value = "\xff"\nvalue = "\xff"\n')
+secret("value-twice-too-long", b'kind = "bearer"\n' + HOSTS +
+       b'value = "\xff\xff"\n', b"v" * 2100)
+secret("hosts-257", b'kind = "bearer"\nhosts = [' +
+       b",".join(b'"h%d.io"' % i for i in range(257)) +
+       b']\nvalue = "\xff"\n')
+secret("basic-longest", b'kind = "basic"\nuser = "' + b"u" * 256 +
+       b'"\n' + HOSTS + b'value = "\xff"\n', b"p" * 2040)
