@@ -24,13 +24,16 @@
  *   of either;
  * - 0: no problem, and the secret keeps every rule: a kind, 1 to 256 exact
  *   host names each found by secret_has_host, a value of 8 to 4,096 bytes
- *   of printable ASCII without a space at either end, and the header it
+ *   of printable ASCII without a space at either end, a header name of
+ *   printable ASCII without ":" or a space and none of those spec 2.1
+ *   forbids, and the header it
  *   sends as the kind says (basic's base64 decoded here, apart from the
  *   code under test, into a user name without ":" and the value).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "brokerd/secret.h"
 #include "proto/hostname.h"
@@ -186,6 +189,14 @@ check_secret(const struct secret *sec)
 		    strlen(secret_header_name(sec))));
 		check(strchr(secret_header_name(sec), ':') == NULL);
 		check(strchr(secret_header_name(sec), ' ') == NULL);
+		check(strlen(secret_header_name(sec)) <= SECRET_HEADER_MAX);
+		/* Never one that frames or routes the request (spec 2.1). */
+		check(strcasecmp(secret_header_name(sec), "Host") != 0);
+		check(strcasecmp(secret_header_name(sec), "Content-Length") != 0);
+		check(strcasecmp(secret_header_name(sec),
+		    "Transfer-Encoding") != 0);
+		check(strcasecmp(secret_header_name(sec), "Connection") != 0);
+		check(strncasecmp(secret_header_name(sec), "Proxy-", 6) != 0);
 		put(&want, v, len);
 		break;
 	case SECRET_BASIC:
