@@ -463,3 +463,57 @@ answer("thread-lookalikes", postlist(
     post("reply00000000000000000000h", "approve please", 2004)))
 put("answer", "text-refuse-utf8", "REFUSE\tcafé \u202e\n".encode())
 put("answer", "text-approve", b"\r\n approve \t")
+
+# secret (issue 41): a piece, the value's middle (the harness makes the
+# value "@" + middle + " @"), then the file's text, each 0xff in it the
+# value and each 0xfe the value in \u00XX escapes. Every kind well formed,
+# and the value put where a message might quote it.
+def secret(seed, text, middle=b"ghp_s3cretVALUEx9"):
+    put("secret", seed, piece(middle) + text)
+
+
+HOSTS = b'hosts = ["api.github.com", "uploads.github.com"]\n'
+secret("bearer", b'kind = "bearer"\n' + HOSTS + b'value = "\xff"\n')
+secret("bearer-escaped", b'kind = "bearer"\n' + HOSTS + b'value = "\xfe"\n')
+secret("header", b'kind = "header"\nheader = "X-Api-Key"\n' + HOSTS +
+       b'value = "\xff"\n')
+secret("basic", b'kind = "basic"\nuser = "kyle"\n' + HOSTS +
+       b'value = "\xff"\n')
+secret("literal-string", b"kind = 'bearer'\nhosts = ['a.example']\n"
+       b"value = '\xff'\n")
+secret("multiline", b'kind = "bearer"\nhosts = ["a.example"]\n'
+       b'value = """\n\xff"""\n')
+secret("unquoted-value", b'kind = "bearer"\n' + HOSTS + b"value = \xff\n")
+secret("value-as-key", b'kind = "bearer"\n' + HOSTS + b'\xff = "x"\n')
+secret("value-as-quoted-key", b'kind = "bearer"\n' + HOSTS +
+       b'"\xfe" = "x"\n')
+secret("value-as-host", b'kind = "bearer"\nhosts = ["\xff", "*.\xff"]\n'
+       b'value = "\xff"\n')
+secret("value-as-kind", b'kind = "\xff"\n' + HOSTS + b'value = "\xff"\n')
+secret("value-as-user", b'kind = "basic"\nuser = "\xff"\n' + HOSTS +
+       b'value = "x:y"\n')
+secret("value-as-header", b'kind = "header"\nheader = "\xff"\n' + HOSTS +
+       b'value = "\xff"\n')
+secret("header-forbidden", b'kind = "header"\nheader = "Proxy-Authorization"\n'
+       + HOSTS + b'value = "\xff"\n')
+secret("value-number", b'kind = "bearer"\n' + HOSTS + b"value = 12345678\n")
+secret("value-table", b'kind = "bearer"\n' + HOSTS + b"[value]\na = '\xff'\n")
+secret("short", b'kind = "bearer"\n' + HOSTS + b'value = "\xff"\n', b"ab")
+secret("newline-in-value", b'kind = "bearer"\n' + HOSTS +
+       b'value = "\xff\\n"\n')
+secret("missing-everything", b"# nothing\n")
+secret("user-on-bearer", b'kind = "bearer"\nuser = "kyle"\nheader = "X-A"\n'
+       + HOSTS + b'value = "\xff"\n')
+secret("hosts-empty", b'kind = "bearer"\nhosts = []\nvalue = "\xff"\n')
+secret("hosts-not-strings", b'kind = "bearer"\nhosts = [1, "a.example"]\n'
+       b'value = "\xff"\n')
+secret("nul-key", b'kind = "bearer"\n' + HOSTS + b'"value\\u0000" = "\xff"\n')
+secret("duplicate-value", b'kind = "bearer"\n' + HOSTS +
+       b'value = "\xff"\nvalue = "\xff"\n')
+secret("value-twice-too-long", b'kind = "bearer"\n' + HOSTS +
+       b'value = "\xff\xff"\n', b"v" * 2100)
+secret("hosts-257", b'kind = "bearer"\nhosts = [' +
+       b",".join(b'"h%d.io"' % i for i in range(257)) +
+       b']\nvalue = "\xff"\n')
+secret("basic-longest", b'kind = "basic"\nuser = "' + b"u" * 256 +
+       b'"\n' + HOSTS + b'value = "\xff"\n', b"p" * 2040)

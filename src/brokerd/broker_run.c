@@ -62,7 +62,8 @@ broker_run(const struct broker_run *br, const struct decision *d,
 		rr->rr_text = strdup(rerr.msg);
 		rr->rr_truncated = false;
 	}
-	if (rr->rr_removed > 0)
+	/* Only a secret's redaction removes; without one there is no name. */
+	if (sc != NULL && rr->rr_removed > 0)
 		log_say(br->br_log, "call %s: %zu occurrence%s of the secret %s "
 		    "removed from the result", br->br_call, rr->rr_removed,
 		    rr->rr_removed == 1 ? "" : "s",

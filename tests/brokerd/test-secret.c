@@ -26,6 +26,7 @@
 #include "brokerd/secret_call.h"
 #include "freecheck.h"
 #include "grants-fixture.h"
+#include "secret-fixture.h"
 
 /* The value every well-formed case uses; no message may ever hold it. */
 #define VALUE		"ghp_s3cretVALUEx9"
@@ -69,42 +70,10 @@ seen_clear(struct seen *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* A configuration directory holding secrets/ of mode 0700. */
-static char *
-config_dir(void)
-{
-	char *dir = fixture_dir(), path[4096];
-
-	snprintf(path, sizeof(path), "%s/secrets", dir);
-	if (mkdir(path, 0700) == -1)
-		fail_msg("mkdir %s: %s", path, strerror(errno));
-	return dir;
-}
-
 static void
 path_of(char *buf, size_t len, const char *dir, const char *name)
 {
 	snprintf(buf, len, "%s/secrets/%s.toml", dir, name);
-}
-
-/* secrets/<name>.toml holding len bytes of buf, mode 0600. */
-static void
-put_bytes(const char *dir, const char *name, const char *buf, size_t len)
-{
-	char sdir[4096], entry[128], path[4096];
-
-	snprintf(sdir, sizeof(sdir), "%s/secrets", dir);
-	snprintf(entry, sizeof(entry), "%s.toml", name);
-	fixture_write(sdir, entry, buf, len);
-	path_of(path, sizeof(path), dir, name);
-	if (chmod(path, 0600) == -1)
-		fail_msg("chmod %s: %s", path, strerror(errno));
-}
-
-static void
-put(const char *dir, const char *name, const char *text)
-{
-	put_bytes(dir, name, text, strlen(text));
 }
 
 static void
@@ -193,9 +162,9 @@ expect_in(const char *dir, const char *name, const char *file,
 static void
 expect(const char *text, const char *want, int64_t line, const char *hidden)
 {
-	char *dir = config_dir();
+	char *dir = fixture_config_dir();
 
-	put(dir, "s", text);
+	fixture_secret(dir, "s", text);
 	expect_in(dir, "s", NULL, want, line, hidden);
 	done(dir);
 }
@@ -203,11 +172,11 @@ expect(const char *text, const char *want, int64_t line, const char *hidden)
 static void
 test_bearer(void **state)
 {
-	char *dir = config_dir(), path[4096];
+	char *dir = fixture_config_dir(), path[4096];
 	struct secret *sec;
 
 	(void)state;
-	put(dir, "github", "# the owner's token\n" BEARER);
+	fixture_secret(dir, "github", "# the owner's token\n" BEARER);
 	sec = load_ok(dir, "github");
 	assert_string_equal(secret_name(sec), "github");
 	path_of(path, sizeof(path), dir, "github");
@@ -235,11 +204,12 @@ test_bearer(void **state)
 static void
 test_header(void **state)
 {
-	char *dir = config_dir();
+	char *dir = fixture_config_dir();
 	struct secret *sec;
 
 	(void)state;
-	put(dir, "maps", "header = \"X-Api-Key\"\nvalue = \"" VALUE "\"\n"
+	fixture_secret(dir, "maps",
+	    "header = \"X-Api-Key\"\nvalue = \"" VALUE "\"\n"
 	    "kind = \"header\"\nhosts = [\"maps.example.com\"]\n");
 	sec = load_ok(dir, "maps");
 	assert_int_equal(secret_kind(sec), SECRET_HEADER);
@@ -248,7 +218,8 @@ test_header(void **state)
 	assert_int_equal(secret_hosts_line(sec), 4);
 	secret_free(sec);
 	/* Every tchar of RFC 9110 is allowed in the name. */
-	put(dir, "maps", "kind = \"header\"\nhosts = [\"maps.example.com\"]\n"
+	fixture_secret(dir, "maps",
+	    "kind = \"header\"\nhosts = [\"maps.example.com\"]\n"
 	    "value = \"" VALUE "\"\nheader = \"x!#$%&'*+-.^_`|~Z9\"\n");
 	sec = load_ok(dir, "maps");
 	assert_string_equal(secret_header_name(sec), "x!#$%&'*+-.^_`|~Z9");
@@ -260,11 +231,12 @@ test_header(void **state)
 static void
 test_basic(void **state)
 {
-	char *dir = config_dir();
+	char *dir = fixture_config_dir();
 	struct secret *sec;
 
 	(void)state;
-	put(dir, "lamp", "kind = \"basic\"\nhosts = [\"lamp.example.com\"]\n"
+	fixture_secret(dir, "lamp",
+	    "kind = \"basic\"\nhosts = [\"lamp.example.com\"]\n"
 	    "user = \"Aladdin\"\nvalue = \"open sesame\"\n");
 	sec = load_ok(dir, "lamp");
 	assert_int_equal(secret_kind(sec), SECRET_BASIC);
@@ -280,11 +252,12 @@ test_basic(void **state)
 static void
 test_limits(void **state)
 {
-	char *dir = config_dir(), name[66], text[4200], big[4097];
+	char *dir = fixture_config_dir(), name[66], text[4200], big[4097];
 	struct secret *sec;
 
 	(void)state;
-	put(dir, "short", "kind = \"bearer\"\nhosts = [\"a.example\"]\n"
+	fixture_secret(dir, "short",
+	    "kind = \"bearer\"\nhosts = [\"a.example\"]\n"
 	    "value = \"12345678\"\n");
 	sec = load_ok(dir, "short");
 	assert_string_equal(secret_value(sec), "12345678");
@@ -293,13 +266,13 @@ test_limits(void **state)
 	big[4096] = '\0';
 	snprintf(text, sizeof(text), "kind = \"bearer\"\nhosts = "
 	    "[\"a.example\"]\nvalue = \"%s\"\n", big);
-	put(dir, "long", text);
+	fixture_secret(dir, "long", text);
 	sec = load_ok(dir, "long");
 	assert_int_equal(strlen(secret_value(sec)), 4096);
 	secret_free(sec);
 	memset(name, 'n', 64);
 	name[64] = '\0';
-	put(dir, name, BEARER);
+	fixture_secret(dir, name, BEARER);
 	sec = load_ok(dir, name);
 	assert_string_equal(secret_name(sec), name);
 	secret_free(sec);
@@ -309,7 +282,7 @@ test_limits(void **state)
 static void
 test_missing(void **state)
 {
-	char *dir = config_dir(), sdir[4096];
+	char *dir = fixture_config_dir(), sdir[4096];
 
 	(void)state;
 	expect_in(dir, "github", NULL, "there is no such secret file", 0,
@@ -324,10 +297,10 @@ test_missing(void **state)
 static void
 test_file_mode(void **state)
 {
-	char *dir = config_dir(), path[4096];
+	char *dir = fixture_config_dir(), path[4096];
 
 	(void)state;
-	put(dir, "github", BEARER);
+	fixture_secret(dir, "github", BEARER);
 	path_of(path, sizeof(path), dir, "github");
 	assert_int_equal(chmod(path, 0644), 0);
 	expect_in(dir, "github", NULL, "the secret file has mode 0644, not "
@@ -342,10 +315,10 @@ test_file_mode(void **state)
 static void
 test_dir_mode(void **state)
 {
-	char *dir = config_dir(), sdir[4096];
+	char *dir = fixture_config_dir(), sdir[4096];
 
 	(void)state;
-	put(dir, "github", BEARER);
+	fixture_secret(dir, "github", BEARER);
 	snprintf(sdir, sizeof(sdir), "%s/secrets", dir);
 	assert_int_equal(chmod(sdir, 0755), 0);
 	expect_in(dir, "github", sdir, "the secrets directory has mode 0755, "
@@ -358,10 +331,10 @@ test_dir_mode(void **state)
 static void
 test_owner(void **state)
 {
-	char *dir = config_dir(), sdir[4096], path[4096];
+	char *dir = fixture_config_dir(), sdir[4096], path[4096];
 
 	(void)state;
-	put(dir, "github", BEARER);
+	fixture_secret(dir, "github", BEARER);
 	path_of(path, sizeof(path), dir, "github");
 	assert_int_equal(chown(path, NOBODY, NOBODY), 0);
 	expect_in(dir, "github", NULL, "the secret file is owned by uid "
@@ -377,11 +350,11 @@ test_owner(void **state)
 static void
 test_symlinks(void **state)
 {
-	char *dir = config_dir(), sdir[4096], path[4096], real[4096];
+	char *dir = fixture_config_dir(), sdir[4096], path[4096], real[4096];
 
 	(void)state;
 	/* A link to a file that would pass every check itself. */
-	put(dir, "real", BEARER);
+	fixture_secret(dir, "real", BEARER);
 	path_of(real, sizeof(real), dir, "real");
 	path_of(path, sizeof(path), dir, "github");
 	assert_int_equal(symlink(real, path), 0);
@@ -401,7 +374,7 @@ test_symlinks(void **state)
 static void
 test_unreadable(void **state)
 {
-	char *dir = config_dir(), path[4096], sdir[4096];
+	char *dir = fixture_config_dir(), path[4096], sdir[4096];
 
 	(void)state;
 	path_of(path, sizeof(path), dir, "github");
@@ -412,8 +385,8 @@ test_unreadable(void **state)
 	assert_int_equal(mkfifo(path, 0600), 0);
 	expect_in(dir, "github", NULL, "not a regular file", 0, NULL);
 	assert_int_equal(unlink(path), 0);
-	put(dir, "github", "kind = \"bearer\"\n\nvalue = \"ab\xff\xfe"
-	    "cdefgh\"\n");
+	fixture_secret(dir, "github",
+	    "kind = \"bearer\"\n\nvalue = \"ab\xff\xfe" "cdefgh\"\n");
 	expect_in(dir, "github", NULL, "not valid TOML", 3, NULL);
 	/* The secrets directory is a file. */
 	snprintf(sdir, sizeof(sdir), "%s/secrets", dir);
@@ -594,12 +567,12 @@ test_names(void **state)
 {
 	static const char *bad[] = { "GitHub", "../x", "", "a/b", "git_hub",
 	    "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn" };
-	char *dir = config_dir(), sdir[4096];
+	char *dir = fixture_config_dir(), sdir[4096];
 	size_t i;
 
 	(void)state;
 	snprintf(sdir, sizeof(sdir), "%s/secrets", dir);
-	put(dir, "github", BEARER);
+	fixture_secret(dir, "github", BEARER);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		expect_in(dir, bad[i], sdir, "is not a secret name: a secret "
 		    "name is", 0, NULL);
@@ -610,14 +583,14 @@ test_names(void **state)
 static void
 test_all_problems(void **state)
 {
-	char *dir = config_dir();
+	char *dir = fixture_config_dir();
 	struct seen s = { 0 };
 	struct secret_sink sink = { collect, &s };
 	struct secret *sec = NULL;
 	struct bx_error err;
 
 	(void)state;
-	put(dir, "s", "kind = \"bearer\"\nhosts = [\"*.a.com\"]\n"
+	fixture_secret(dir, "s", "kind = \"bearer\"\nhosts = [\"*.a.com\"]\n"
 	    "value = \"short\"\nuser = \"kyle\"\n");
 	assert_int_equal(secret_read(dir, "s", &sink, &sec, &err), 1);
 	assert_int_equal(s.n, 3);
@@ -651,15 +624,15 @@ test_check_grant(void **state)
 	char a[] = "api.github.com", u[] = "uploads.github.com",
 	    o[] = "github.com", path[4096];
 	char *both[] = { a, u }, *other[] = { a, o, u };
-	char *dir = config_dir();
+	char *dir = fixture_config_dir();
 	struct seen s = { 0 };
 	struct secret_sink sink = { collect, &s };
 	struct bx_error err;
 	struct grant g;
 
 	(void)state;
-	put(dir, "github", "kind = \"bearer\"\n\n" HOSTS "value = \"" VALUE
-	    "\"\n");
+	fixture_secret(dir, "github",
+	    "kind = \"bearer\"\n\n" HOSTS "value = \"" VALUE "\"\n");
 	path_of(path, sizeof(path), dir, "github");
 	/* No secret: nothing to check, nothing read. */
 	make_grant(&g, NULL, other, 3);
@@ -686,7 +659,8 @@ test_check_grant(void **state)
 	assert_non_null(strstr(s.text[0], "there is no such secret file"));
 	seen_clear(&s);
 	assert_int_equal(chmod(path, 0640), 0);
-	put(dir, "broken", "kind = \"bearer\"\nhosts = []\nvalue = \"x\"\n");
+	fixture_secret(dir, "broken",
+	    "kind = \"bearer\"\nhosts = []\nvalue = \"x\"\n");
 	make_grant(&g, "broken", both, 2);
 	assert_int_equal(secret_check_grant(dir, &g, &sink, &err), 2);
 	make_grant(&g, "github", both, 2);
@@ -711,7 +685,7 @@ refuse(void *ctx, const char *file, int64_t line, const char *problem)
 static void
 test_sink_fails(void **state)
 {
-	char *dir = config_dir();
+	char *dir = fixture_config_dir();
 	struct secret_sink sink = { refuse, NULL };
 	struct secret *sec = NULL;
 	struct bx_error err;
@@ -721,9 +695,10 @@ test_sink_fails(void **state)
 	(void)state;
 	assert_int_equal(secret_read(dir, "github", &sink, &sec, &err), -1);
 	assert_non_null(strstr(err.msg, "out of memory"));
-	put(dir, "github", "kind = \"bearer\"\n");
+	fixture_secret(dir, "github", "kind = \"bearer\"\n");
 	assert_int_equal(secret_read(dir, "github", &sink, &sec, &err), -1);
-	put(dir, "github", "kind = \"bearer\"\nhosts = [\"b.example\"]\n"
+	fixture_secret(dir, "github",
+	    "kind = \"bearer\"\nhosts = [\"b.example\"]\n"
 	    "value = \"" VALUE "\"\n");
 	make_grant(&g, "github", hosts, 1);
 	assert_int_equal(secret_check_grant(dir, &g, &sink, &err), -1);
@@ -740,7 +715,7 @@ test_sink_fails(void **state)
 static void
 test_value_wiped(void **state)
 {
-	char *dir = config_dir();
+	char *dir = fixture_config_dir();
 	struct secret_call *sc = NULL;
 	struct secret *sec;
 	struct seen seen = { 0 };
@@ -748,10 +723,10 @@ test_value_wiped(void **state)
 	struct bx_error err;
 
 	(void)state;
-	put(dir, "gh", BEARER);
-	put(dir, "lamp", "kind = \"basic\"\nhosts = [\"lamp.example.com\"]\n"
+	fixture_secret(dir, "gh", BEARER);
+	fixture_secret(dir, "lamp", "kind = \"basic\"\nhosts = [\"lamp.example.com\"]\n"
 	    "user = \"Aladdin\"\nvalue = \"" VALUE "\"\n");
-	put(dir, "bad", "kind = \"bearer\"\n" HOSTS "value = \"" VALUE "\"\n"
+	fixture_secret(dir, "bad", "kind = \"bearer\"\n" HOSTS "value = \"" VALUE "\"\n"
 	    "vaule = 1\n");
 	/* VALUE, and base64 of "Aladdin:" VALUE past its user's part. */
 	freecheck_watch(VALUE, strlen(VALUE));

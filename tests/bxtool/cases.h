@@ -76,7 +76,9 @@ void	test_run_not_dumpable(void **state);
 	case_test(test_run_not_dumpable)
 
 void	test_fetch_without_curl(void **state);
+void	test_fetch_secret_to_curl(void **state);
 #define CASES_FETCH \
-	case_test(test_fetch_without_curl)
+	case_test(test_fetch_without_curl), \
+	case_test(test_fetch_secret_to_curl)
 
 #endif

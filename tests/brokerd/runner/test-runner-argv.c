@@ -15,10 +15,13 @@
 
 #include "brokerd/runner/runner.h"
 #include "brokerd/runner/runner_impl.h"
+#include "proto/redact.h"
 #include "grants-fixture.h"
 
 #define LATER	"2027-01-01T00:00:00.000Z"
 #define SEQ	41
+#define SECRET_VALUE	"ghp_s3cretVALUEx9"
+#define SECRET_LINE	"Authorization: Bearer " SECRET_VALUE "\n"
 
 /* What the fake runtime rendered for the one call it saw. */
 struct golden {
@@ -26,6 +29,11 @@ struct golden {
 	char				 g_podman[16384];
 	char				 g_bwrap[16384];
 	char				 g_bwrap_args[16384];
+	/* What the helper reads on its stdin; "" for none. */
+	char				 g_stdin[1024];
+	/* Every element of the three lists, for the search for a value. */
+	char				*g_elements[1024];
+	size_t				 g_nelements;
 };
 
 /* Symlinks resolved as this fake host has them: /srv/link -> /h/audit. */
@@ -37,16 +45,31 @@ identity(const char *path)
 	return strdup(path);
 }
 
+/* a joined by single spaces into out; each element kept in g too. */
 static void
-join(const struct argv *a, char *out, size_t size)
+join(struct golden *g, const struct argv *a, char *out, size_t size)
 {
 	size_t i, at = 0;
 
 	out[0] = '\0';
-	for (i = 0; i < a->a_n; i++)
+	for (i = 0; i < a->a_n; i++) {
 		at += (size_t)snprintf(out + at, size - at, "%s%s",
 		    i == 0 ? "" : " ", a->a_v[i]);
+		assert_true(g->g_nelements < sizeof(g->g_elements) /
+		    sizeof(g->g_elements[0]));
+		g->g_elements[g->g_nelements++] = strdup(a->a_v[i]);
+	}
 	assert_true(at < size);
+}
+
+static void
+golden_clear(struct golden *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->g_nelements; i++)
+		free(g->g_elements[i]);
+	g->g_nelements = 0;
 }
 
 static int
@@ -76,9 +99,14 @@ render(void *ctx, const struct run_spec *spec, struct run_result *ret,
 	bo.bo_bind_fds = fds;
 	if (bwrap_argv(&bo, v, &opts, &b, err) == -1)
 		fail_msg("render: %s", err->msg);
-	join(&a, g->g_podman, sizeof(g->g_podman));
-	join(&opts, g->g_bwrap_args, sizeof(g->g_bwrap_args));
-	join(&b, g->g_bwrap, sizeof(g->g_bwrap));
+	golden_clear(g);
+	join(g, &a, g->g_podman, sizeof(g->g_podman));
+	join(g, &opts, g->g_bwrap_args, sizeof(g->g_bwrap_args));
+	join(g, &b, g->g_bwrap, sizeof(g->g_bwrap));
+	assert_true(v->v_stdin == NULL || v->v_stdin_len < sizeof(g->g_stdin));
+	snprintf(g->g_stdin, sizeof(g->g_stdin), "%.*s",
+	    v->v_stdin != NULL ? (int)v->v_stdin_len : 0,
+	    v->v_stdin != NULL ? v->v_stdin : "");
 	argv_clear(&a);
 	argv_clear(&opts);
 	argv_clear(&b);
@@ -137,31 +165,41 @@ teardown(void **state)
 {
 	struct fixture *f = *state;
 
+	golden_clear(&f->g);
 	fixture_remove(f->dir);
 	free(f->dir);
 	free(f);
 	return 0;
 }
 
+/* Decides args against the grants of f->dir and renders the call. */
 static void
-run_call(struct fixture *f, const char *tool, const char *constraints,
-    const char *args)
+render_call(struct fixture *f, const char *tool, const char *args,
+    const struct run_call *call)
 {
 	struct policy_request r = { tool, args, strlen(args), BX_CLASS_PRIVATE,
 	    false, f->now };
 	struct runtime rt = { render, &f->g };
-	struct run_call call = { .rc_seq = SEQ, .rc_hangup_fd = -1 };
 	struct decision *d = NULL;
 	struct run_result rr;
 	struct bx_error err;
 
-	fixture_grant(f->dir, "g", tool, "auto", "secret", LATER, constraints);
 	if (policy_decide(f->dir, &r, &d, NULL, &err) != 0)
 		fail_msg("policy_decide: %s", err.msg);
-	if (runner_run(d, false, &call, &rt, &rr, &err) == -1)
+	if (runner_run(d, false, call, &rt, &rr, &err) == -1)
 		fail_msg("runner_run: %s", err.msg);
 	run_result_clear(&rr);
 	decision_free(d);
+}
+
+static void
+run_call(struct fixture *f, const char *tool, const char *constraints,
+    const char *args)
+{
+	struct run_call call = { .rc_seq = SEQ, .rc_hangup_fd = -1 };
+
+	fixture_grant(f->dir, "g", tool, "auto", "secret", LATER, constraints);
+	render_call(f, tool, args, &call);
 }
 
 /*
@@ -266,6 +304,63 @@ test_http_fetch(void **state)
 	expect_golden(f, "http-fetch");
 }
 
+/*
+ * http_fetch under a grant that names a secret, as broker_run.c hands it
+ * over: the value is in no element of either runtime's lists; the helper
+ * is told to read the header line from its stdin (--secret-fd 0), which
+ * is where the view puts it (podman keeps stdin open: --interactive), and
+ * it may pass on more than the limit for the redaction to cut.
+ */
+static void
+test_http_fetch_with_secret(void **state)
+{
+	static const char *forms[] = { SECRET_VALUE, "Bearer " SECRET_VALUE };
+	struct fixture *f = *state;
+	struct run_call call = { .rc_seq = SEQ, .rc_hangup_fd = -1,
+	    .rc_secret = "github", .rc_secret_header = SECRET_LINE };
+	struct bx_redactor *rd;
+	struct bx_error err;
+	size_t i;
+
+	if ((rd = bx_redactor_new("github", forms, 2, &err)) == NULL)
+		fail_msg("bx_redactor_new: %s", err.msg);
+	call.rc_redactor = rd;
+	fixture_text(f->dir, "g.toml", "tool = \"http_fetch\"\n"
+	    "mode = \"auto\"\nmax_taint = \"secret\"\n"
+	    "result_class = \"private\"\nexpires = \"" LATER "\"\n"
+	    "secret = \"github\"\n\n[constraints]\n"
+	    "hosts = [\"api.github.com\"]\n");
+	render_call(f, "http_fetch", "{\"url\":\"https://api.github.com/u\"}",
+	    &call);
+	expect_golden(f, "http-fetch-secret");
+	assert_true(f->g.g_nelements > 0);
+	for (i = 0; i < f->g.g_nelements; i++)
+		if (strstr(f->g.g_elements[i], SECRET_VALUE) != NULL ||
+		    strstr(f->g.g_elements[i], "Authorization") != NULL)
+			fail_msg("argv element %zu holds the secret: %s", i,
+			    f->g.g_elements[i]);
+	assert_string_equal(f->g.g_stdin, SECRET_LINE);
+	assert_non_null(strstr(f->g.g_podman, " --interactive "));
+	assert_non_null(strstr(f->g.g_podman, " --secret github --secret-fd 0 "
+	    "https://api.github.com/u"));
+	assert_non_null(strstr(f->g.g_bwrap, " --secret github --secret-fd 0 "
+	    "https://api.github.com/u"));
+	bx_redactor_free(rd);
+}
+
+/* Without a secret, the helper's stdin is nothing at all. */
+static void
+test_http_fetch_has_no_stdin(void **state)
+{
+	struct fixture *f = *state;
+
+	run_call(f, "http_fetch", "hosts = [\"example.com\"]",
+	    "{\"url\":\"https://example.com/a?b\"}");
+	assert_string_equal(f->g.g_stdin, "");
+	assert_null(strstr(f->g.g_podman, "--interactive"));
+	assert_null(strstr(f->g.g_podman, "--secret"));
+}
+
 /* A grant that contains a Boxmaker path, and one inside another. */
 static void
 test_covers_of_boxmaker_paths(void **state)
@@ -361,6 +456,10 @@ main(void)
 		    test_shell_grant_of_root_covers_the_home, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_http_fetch, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_http_fetch_with_secret,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_http_fetch_has_no_stdin,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_covers_of_boxmaker_paths,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
