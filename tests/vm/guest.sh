@@ -896,6 +896,17 @@ secret_owner_setup() {
 		{ fail "bxctl secrets list does not show $secret_name, bearer, good.test, $secret_grant"; return 1; }
 }
 
+# secret_journal_count SINCE: brokerd's journal line since SINCE (epoch
+# seconds) saying how many occurrences of the secret it removed; the
+# number into $sdir/brokerd-count.
+secret_journal_count() {
+	journalctl --no-pager -o cat --since "@$1" _SYSTEMD_USER_UNIT=brokerd.service \
+		> "$sdir/brokerd.log"
+	grep -oE "[0-9]+ occurrences? of the secret $secret_name removed from the result" \
+		"$sdir/brokerd.log" | grep -oE '^[0-9]+' > "$sdir/brokerd-count"
+	[ -s "$sdir/brokerd-count" ]
+}
+
 # Under this runtime: the host gets the header, the model gets the echo
 # with every form of the value replaced and the count of them, and
 # brokerd's journal tells the owner the same count.
@@ -935,9 +946,10 @@ check_secret_fetch() {
 		fail "the result does not say at least $forms occurrences were removed"
 		return 1
 	fi
-	journalctl --no-pager -o cat --since "@$since" _SYSTEMD_USER_UNIT=brokerd.service > "$sdir/brokerd.log"
-	brokerd_n=$(grep -oE "[0-9]+ occurrences? of the secret $secret_name removed from the result" \
-		"$sdir/brokerd.log" | grep -oE '^[0-9]+')
+	wait_until 30 "brokerd's journal to say how many occurrences it removed" \
+		secret_journal_count "$since" || return 1
+	brokerd_n=$(cat "$sdir/brokerd-count")
+	say "brokerd's journal: $(grep -F "of the secret $secret_name" "$sdir/brokerd.log")"
 	[ "$brokerd_n" = "$n" ] ||
 		fail "brokerd's journal says ${brokerd_n:-nothing} occurrences removed, the model $n"
 }
@@ -967,10 +979,12 @@ check_secret_nowhere() {
 	grep -qF -f "$n" "$net_dir/log-a.txt" ||
 		{ fail "the search does not find the value in the host's log"; return 1; }
 	journalctl -b --no-pager -o cat > "$sdir/journal.txt"
-	owner_files > "$sdir/files"
-	ls "$out/checks/$runtime-secret"* >> "$sdir/files"
-	find "$out/model/$runtime-$model_runs" -type f >> "$sdir/files"
-	echo "$sdir/journal.txt" >> "$sdir/files"
+	{
+		owner_files
+		ls "$out/checks/$runtime-secret"*
+		find "$out/model/$runtime-$model_runs" -type f
+		echo "$sdir/journal.txt"
+	} > "$sdir/files"
 	files=$(wc -l < "$sdir/files")
 	say "searching $files files ($(wc -l < "$sdir/journal.txt") journal lines among them) for $(wc -l < "$n") forms"
 	while IFS= read -r f; do
