@@ -725,6 +725,16 @@ check_pids_quick_exit() {
 		fail "the result does not say: $want ($(uname -r))"
 }
 
+# restart_brokerd: systemctl --user restart brokerd as the owner types it,
+# then waits until the new brokerd answers bxctl.
+restart_brokerd() {
+	say "systemctl --user restart brokerd"
+	as_owner 'systemctl --user restart brokerd' || { fail "restart exited $?"; return 1; }
+	wait_until 60 "brokerd active again" user_systemctl is-active --quiet brokerd.service ||
+		return 1
+	wait_until 60 "bxctl grants check to reach the new brokerd" owner_env bxctl grants check
+}
+
 # systemctl --user restart brokerd (with a 15 s call timeout now), and a
 # call after it works. Not 5 s: a podman sandbox under TCG on a busy host
 # takes 3.4 to 3.8 s to start, and the call after the restart once timed
@@ -732,12 +742,7 @@ check_pids_quick_exit() {
 check_restart() {
 	local o=$out/checks/$runtime-restart.chat
 	set_runner_key timeout_ms 15000 || return 1
-	say "systemctl --user restart brokerd"
-	as_owner 'systemctl --user restart brokerd' || { fail "restart exited $?"; return 1; }
-	wait_until 60 "brokerd active again" user_systemctl is-active --quiet brokerd.service ||
-		return 1
-	wait_until 60 "bxctl grants check to reach the new brokerd" owner_env bxctl grants check ||
-		return 1
+	restart_brokerd || return 1
 	one_call "$o" shell "{\"command\": \"echo after the restart\", \"cwd\": \"$ohome/vmt/work\"}" || return 1
 	result_lines "$o" | grep -qF 'result (private): after the restart\u000a' ||
 		fail "the call after the restart did not run"
@@ -750,6 +755,287 @@ check_timeout() {
 	say "the chat took $((SECONDS - t0)) s"
 	result_lines "$o" | grep -qF 'timed out after 15 s' ||
 		fail "sleep 1000 did not end as timed out after 15 s"
+}
+
+# ---- a secret sent to a test host ---------------------------------------
+#
+# The owner adds a secret (bxctl secrets add, the value on standard input)
+# and an http_fetch grant that sends it (bxctl grants add --secret); the
+# model fetches https://good.test/echo/authorization from tls-host in
+# tests/egress/testnet.sh's network (slot 0, 10.200.0.0/27, run by root:
+# network namespaces, a firewall, a test CA), which logs each request's
+# headers and answers with the header's value in every form the redaction
+# must find (tests/egress/echo-forms.h). brokerd's egress proxy reaches it
+# as the make check suites set it up: [egress] ca_file and allow_addresses
+# in brokerd.toml. testnet.sh binds its hosts file only for the command it
+# runs, and brokerd is no child of it, so for brokerd good.test resolves
+# through a copy of the guest's /etc/hosts with the name added, bound over
+# /etc/hosts while the check runs.
+
+secret_name=vmtoken
+secret_grant=vm-secret-fetch
+# Root's: the value, what it is searched for as, the network's state.
+sdir=/run/boxmaker-vmtest
+net_pid=""
+
+secret_net_ready() {
+	[ -s "$sdir/net/env" ] || [ -e "$sdir/net/exit" ]
+}
+
+secret_net_ended() {
+	[ -e "$sdir/net/exit" ]
+}
+
+# secret_net_up: testnet.sh in the background. Its command writes the
+# network's BX_TESTNET_* to $sdir/net/env once the servers listen and
+# holds the network until $sdir/net/stop appears; then testnet.sh removes
+# everything it made. Sets net_dir, net_a and net_allow.
+secret_net_up() {
+	rm -rf "$sdir/net"
+	mkdir -p "$sdir/net"
+	(
+		# shellcheck disable=SC2016 # expanded by the inner sh
+		"$disk/bin/testnet.sh" --slot 0 "$disk/bin/tls-host" -- sh -c '
+			env | grep "^BX_TESTNET_" > "$1.new" && mv "$1.new" "$1" || exit 1
+			while [ ! -e "$2" ]; do sleep 0.2; done' \
+			sh "$sdir/net/env" "$sdir/net/stop"
+		echo $? > "$sdir/net/exit"
+	) > "$sdir/net/testnet.log" 2>&1 &
+	net_pid=$!
+	wait_until 120 "testnet.sh's servers to listen" secret_net_ready ||
+		{ cat "$sdir/net/testnet.log"; return 1; }
+	if [ ! -s "$sdir/net/env" ]; then
+		cat "$sdir/net/testnet.log"
+		fail "testnet.sh ended with status $(cat "$sdir/net/exit") before its servers listened"
+		return 1
+	fi
+	net_dir=$(sed -n 's/^BX_TESTNET_DIR=//p' "$sdir/net/env")
+	net_a=$(sed -n 's/^BX_TESTNET_A=//p' "$sdir/net/env")
+	net_allow=$(sed -n 's/^BX_TESTNET_ALLOW=//p' "$sdir/net/env")
+	say "the test network: good.test is $net_a, allowed $net_allow, CA $net_dir/ca.pem"
+	[ -s "$net_dir/ca.pem" ] || { fail "testnet.sh made no $net_dir/ca.pem"; return 1; }
+	ip netns list
+}
+
+# secret_value: a fresh value for this runtime, random enough that no 8
+# bytes of it in a row turn up anywhere by chance; with '/' and '+', which
+# percent-encoding and JSON escaping change.
+secret_value() {
+	local r
+	r=$(head -c 18 /dev/urandom | base64 | tr '+/' 'xy')
+	secret="vm${r:0:12}/${r:12:12}+Tk"
+}
+
+# secret_needles: $sdir/needles, one fixed string a line, every form the
+# value must be searched for in: the value and its header value, base64
+# (padding and the last two characters off, which depend on what follows)
+# and hex of each, any 8 bytes of the value in a row, and each line tls-host
+# echoes for it (every form echo-forms.h lists), fetched here by root.
+secret_needles() {
+	local s i
+	printf 'Authorization: Bearer %s\n' "$secret" > "$sdir/header"
+	curl -sS --fail --max-time 60 --cacert "$net_dir/ca.pem" \
+		--resolve "good.test:443:$net_a" -H "@$sdir/header" \
+		https://good.test/echo/authorization > "$sdir/forms" ||
+		{ fail "root's curl could not fetch the echo from good.test"; return 1; }
+	{
+		for s in "$secret" "Bearer $secret"; do
+			printf '%s\n' "$s"
+			printf '%s' "$s" | base64 -w 0 | tr -d = | sed 's/..$//'
+			echo
+			printf '%s' "$s" | od -An -tx1 | tr -d ' \n'
+			echo
+		done
+		for ((i = 0; i + 8 <= ${#secret}; i++)); do
+			printf '%s\n' "${secret:i:8}"
+		done
+		sed -n 's/^[a-z-]* [a-z0-9-]*: //p' "$sdir/forms"
+	} | grep -v '^$' > "$sdir/needles"
+	say "tls-host's echo has $(wc -l < "$sdir/forms") lines; $(wc -l < "$sdir/needles") forms to search for"
+	# The owner's fetch is to be the only request the host logs.
+	: > "$net_dir/log-a.txt"
+}
+
+# secret_egress: brokerd.toml's [egress] for the test network (the file as
+# it was is kept, for check_secret_cleanup), and brokerd restarted to read it.
+secret_egress() {
+	local f=$bxconf/brokerd.toml
+	cp -p "$f" "$sdir/brokerd.toml.before" || return 1
+	printf '\n[egress]\nca_file = "%s/ca.pem"\nallow_addresses = ["%s"]\n' \
+		"$net_dir" "$net_allow" >> "$f"
+	say "brokerd.toml's [egress] now:"
+	sed -n '/^\[egress\]/,$p' "$f"
+	restart_brokerd
+}
+
+# secret_hosts: good.test resolves for brokerd's egress proxy.
+secret_hosts() {
+	{ cat /etc/hosts; echo "$net_a good.test"; } > "$sdir/hosts"
+	chmod 644 "$sdir/hosts"
+	mount --bind "$sdir/hosts" /etc/hosts || { fail "cannot bind $sdir/hosts"; return 1; }
+	getent hosts good.test || fail "good.test does not resolve"
+}
+
+# The owner's commands: the secret from standard input, the grant that
+# sends it, both listed. Their output is kept for check_secret_nowhere.
+secret_owner_setup() {
+	local b=$out/checks/$runtime-secret-bxctl.out
+	say "bxctl secrets add $secret_name --host good.test --bearer (the value on stdin)"
+	printf '%s\n' "$secret" | su - "$owner" -c \
+		"bxctl secrets add $secret_name --host good.test --bearer" >> "$b" 2>&1 ||
+		{ cat "$b"; fail "bxctl secrets add exited $?"; return 1; }
+	ls -ld "$bxconf/secrets" "$bxconf/secrets/$secret_name.toml"
+	[ "$(stat -c '%a %U' "$bxconf/secrets/$secret_name.toml")" = "600 $owner" ] ||
+		{ fail "the secret file is not 0600 and the owner's"; return 1; }
+	as_owner "bxctl grants add http_fetch --host good.test --secret $secret_name --mode auto --expires 1d --id $secret_grant" >> "$b" 2>&1 ||
+		{ cat "$b"; fail "bxctl grants add --secret exited $?"; return 1; }
+	as_owner 'bxctl grants check; bxctl secrets list; bxctl grants list' >> "$b" 2>&1 ||
+		{ cat "$b"; fail "bxctl grants check or secrets list found a problem"; return 1; }
+	cat "$b"
+	grep -E "^$secret_name .*bearer.*good\.test.*$secret_grant" "$b" ||
+		{ fail "bxctl secrets list does not show $secret_name, bearer, good.test, $secret_grant"; return 1; }
+}
+
+# secret_journal_count SINCE: brokerd's journal line since SINCE (epoch
+# seconds) saying how many occurrences of the secret it removed; the
+# number into $sdir/brokerd-count.
+secret_journal_count() {
+	journalctl --no-pager -o cat --since "@$1" _SYSTEMD_USER_UNIT=brokerd.service \
+		> "$sdir/brokerd.log"
+	grep -oE "[0-9]+ occurrences? of the secret $secret_name removed from the result" \
+		"$sdir/brokerd.log" | grep -oE '^[0-9]+' > "$sdir/brokerd-count"
+	[ -s "$sdir/brokerd-count" ]
+}
+
+# Under this runtime: the host gets the header, the model gets the echo
+# with every form of the value replaced and the count of them, and
+# brokerd's journal tells the owner the same count.
+check_secret_fetch() {
+	local o=$out/checks/$runtime-secret.chat log since n forms brokerd_n
+	since=$(date +%s)
+	rm -rf "$sdir"
+	mkdir -m 700 "$sdir" || return 1
+	secret_value
+	secret_net_up || return 1
+	secret_needles || return 1
+	secret_hosts || return 1
+	secret_egress || return 1
+	secret_owner_setup || return 1
+	one_call "$o" http_fetch '{"url": "https://good.test/echo/authorization"}' || return 1
+	log=$net_dir/log-a.txt
+	say "the host's log:"
+	cat "$log"
+	grep -qxF 'request good.test GET /echo/authorization' "$log" ||
+		{ fail "good.test logged no GET /echo/authorization"; return 1; }
+	[ "$(grep -cxF "header good.test Authorization: Bearer $secret" "$log")" -eq 1 ] ||
+		{ fail "good.test did not log the request with Authorization: Bearer <the value>, once"; return 1; }
+	if grep -qF -f "$sdir/needles" "$o"; then
+		fail "the chat's output holds a form of the value"
+		return 1
+	fi
+	result_lines "$o" | grep -qF "token raw: [secret $secret_name]" ||
+		{ fail "the result does not show the echoed token as [secret $secret_name]"; return 1; }
+	# What loopd sent the model (fake-llama's record of its requests).
+	grep -rqF "[secret $secret_name]" "$out/model/$runtime-$model_runs/requests" ||
+		{ fail "the model's requests do not hold [secret $secret_name]"; return 1; }
+	n=$(result_lines "$o" | grep -oE "\[[0-9]+ occurrences? of the secret $secret_name (was|were) removed\]" |
+		grep -oE '[0-9]+')
+	forms=$(grep -c . "$sdir/forms")
+	say "the model was told $n occurrences were removed; the echo had $forms lines"
+	if [ -z "$n" ] || [ "$n" -lt "$forms" ]; then
+		fail "the result does not say at least $forms occurrences were removed"
+		return 1
+	fi
+	wait_until 30 "brokerd's journal to say how many occurrences it removed" \
+		secret_journal_count "$since" || return 1
+	brokerd_n=$(cat "$sdir/brokerd-count")
+	say "brokerd's journal: $(grep -F "of the secret $secret_name" "$sdir/brokerd.log")"
+	[ "$brokerd_n" = "$n" ] ||
+		fail "brokerd's journal says ${brokerd_n:-nothing} occurrences removed, the model $n"
+}
+
+# The owner's files a value could land in: the whole home (the Boxmaker
+# home with the audit log, the session logs, grants and run/; the
+# configuration) but the secrets directory and podman's image layers, and
+# whatever the owner has in /tmp, /var/tmp, /dev/shm and /run/user/1000.
+owner_files() {
+	local c=$ohome/.local/share/containers/storage
+	find "$ohome" \( -path "$bxconf/secrets" -o -path "$c/overlay" -o -path "$c/vfs" \) -prune \
+		-o -type f -print
+	find /tmp /var/tmp /dev/shm "$ortdir" -xdev -user "$owner" -type f 2> /dev/null
+}
+
+# Nowhere but the secret's file: none of the owner's files, bxctl's output
+# (the chat and the secrets and grants commands), what the model was sent
+# (fake-llama's record), nor the boot's whole journal (brokerd's, loopd's,
+# podman's) holds any form of the value. The
+# search is first shown to find it where it is: the secret file and the
+# host's log.
+check_secret_nowhere() {
+	local n=$sdir/needles files hits=0 f
+	[ -s "$n" ] || { fail "no value to search for: the fetch check did not get that far"; return 1; }
+	grep -qF -f "$n" "$bxconf/secrets/$secret_name.toml" ||
+		{ fail "the search does not find the value in the secret's own file"; return 1; }
+	grep -qF -f "$n" "$net_dir/log-a.txt" ||
+		{ fail "the search does not find the value in the host's log"; return 1; }
+	journalctl -b --no-pager -o cat > "$sdir/journal.txt"
+	{
+		owner_files
+		ls "$out/checks/$runtime-secret"*
+		find "$out/model/$runtime-$model_runs" -type f
+		echo "$sdir/journal.txt"
+	} > "$sdir/files"
+	files=$(wc -l < "$sdir/files")
+	say "searching $files files ($(wc -l < "$sdir/journal.txt") journal lines among them) for $(wc -l < "$n") forms"
+	while IFS= read -r f; do
+		if grep -qaF -f "$n" "$f"; then
+			echo "holds a form of the value: $f"
+			hits=$((hits + 1))
+		fi
+	done < "$sdir/files"
+	[ "$hits" -eq 0 ] || fail "$hits of $files files hold a form of the value"
+}
+
+# Every step runs whatever the one before did: the grant and the secret
+# removed with bxctl, /etc/hosts and brokerd.toml as they were, brokerd
+# restarted on them, testnet.sh stopped, and nothing of its network left.
+check_secret_cleanup() {
+	local rc=0 left
+	if [ -e "$bxhome/grants/$secret_grant.toml" ]; then
+		as_owner "bxctl grants remove $secret_grant" || { say "grants remove exited $?"; rc=1; }
+	fi
+	if [ -e "$bxconf/secrets/$secret_name.toml" ]; then
+		as_owner "bxctl secrets remove $secret_name" || { say "secrets remove exited $?"; rc=1; }
+	fi
+	[ ! -e "$bxconf/secrets/$secret_name.toml" ] || { say "the secret's file is still there"; rc=1; }
+	if grep -q ' /etc/hosts ' /proc/self/mountinfo; then
+		umount /etc/hosts || rc=1
+	fi
+	if [ -f "$sdir/brokerd.toml.before" ]; then
+		cp "$sdir/brokerd.toml.before" "$bxconf/brokerd.toml" || rc=1
+		restart_brokerd || rc=1
+	fi
+	if [ -n "$net_pid" ]; then
+		touch "$sdir/net/stop"
+		wait_until 120 "testnet.sh to remove its network" secret_net_ended || rc=1
+		wait "$net_pid"
+		net_pid=""
+		say "testnet.sh's output:"
+		cat "$sdir/net/testnet.log"
+		[ "$(cat "$sdir/net/exit" 2> /dev/null)" = 0 ] ||
+			{ say "testnet.sh's command ended $(cat "$sdir/net/exit" 2> /dev/null)"; rc=1; }
+	fi
+	left=$(
+		ip netns list | grep bxtn
+		ip -o link show | grep -o 'bxh[0-9]-[^:@]*'
+		nft list tables 2> /dev/null | grep bxtn
+		ls -d /tmp/bx-testnet-* 2> /dev/null
+		pgrep -a -x tls-host
+		grep ' /etc/hosts ' /proc/self/mountinfo
+	)
+	rm -rf "$sdir"
+	[ -z "$left" ] || { echo "$left"; fail "the test network left the above"; return 1; }
+	[ $rc -eq 0 ] || fail "a step of the cleanup failed (above)"
 }
 
 check_audit_verify() {
@@ -870,6 +1156,9 @@ run_runtime() {
 	check "$runtime: 400 sleeps name the process limit" check_pids_quick_exit
 	check "$runtime: restart brokerd, a call works after" check_restart
 	check "$runtime: sleep 1000 times out" check_timeout
+	check "$runtime: http_fetch sends a secret, the echo comes back redacted" check_secret_fetch
+	check "$runtime: the secret is in none of the owner's files and logs" check_secret_nowhere
+	check "$runtime: secret removed, test network gone, brokerd as before" check_secret_cleanup
 	check "$runtime: bxctl audit verify" check_audit_verify
 	check "$runtime: read_file time against a bare sandbox" check_read_file_cost
 	check "$runtime: stop leaves no container, cgroup or process" check_stop

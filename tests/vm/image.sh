@@ -25,9 +25,12 @@ owner=owner
 # sudo: the README's quick start may have root lines (sudo ...), which the
 # guest runs as written. curl: http_fetch runs /usr/bin/curl in its
 # sandbox; an owner who built Boxmaker has it (scripts/install-deps.sh).
+# nftables: the firewall of tests/egress/testnet.sh, the test network the
+# secret check's HTTPS host runs in (openssl, its other need beside
+# iproute2 and util-linux, comes with ca-certificates).
 base_packages=(systemd systemd-sysv udev dbus dbus-user-session
 	linux-image-amd64 kmod e2fsprogs procps iproute2 ca-certificates sudo
-	curl libjansson4 libssl3 libcurl4 libseccomp2 libacl1 libedit2)
+	curl libjansson4 libssl3 libcurl4 libseccomp2 libacl1 libedit2 nftables)
 # What apt-get installs in the chroot after debootstrap: the sandbox
 # runtimes. Not through debootstrap, which cannot resolve podman's virtual
 # dependency container-network-stack and fails half way (measured on

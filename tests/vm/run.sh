@@ -7,7 +7,8 @@
 #
 # It builds the project into $BOXMAKER_VM_BUILD (default build-vm),
 # installs it into a staging tree (make install DESTDIR=… PREFIX=/usr/local),
-# puts that tree, tests/vm/guest.sh, fake-llama and the demo's scripts on a
+# puts that tree, tests/vm/guest.sh, fake-llama, the demo's scripts and the
+# egress tests' test network (tests/egress: testnet.sh, tls-host) on a
 # small second disk, boots the cached image (tests/vm/image.sh) through a throwaway
 # qcow2 overlay, and lets the guest run guest.sh and power off. Then it
 # reads the guest's results back from the second disk (debugfs, no loop
@@ -61,6 +62,11 @@ fill_disk() {
 	mkdir -p "$d/bin" "$d/src/build" "$d/out"
 	install -m 755 "$b/tests/fake-llama/fake-llama" "$d/bin/fake-llama"
 	install -m 755 "$b/bench/bench-runner-call" "$d/bin/bench-runner-call"
+	# The secret check's test network (tests/egress): the HTTPS host that
+	# logs the headers it gets and echoes them, and the script that makes
+	# the network namespaces, the firewall and the test CA and runs it.
+	install -m 755 "$b/tests/egress/tls-host" "$d/bin/tls-host"
+	install -m 755 "$top/tests/egress/testnet.sh" "$d/bin/testnet.sh"
 	# The jail suite, run by the owner there: its attacker where the test
 	# looks for it (BX_BUILD_ROOT), and cmocka, which the image lacks.
 	mkdir -p "$d/jailtest/tests/jail" "$d/lib"
