@@ -25,11 +25,19 @@
 #include "proto/error.h"
 
 #define BX_JAIL_USER		"boxmaker-loop"
+/* The Mattermost bridge's jail, root's (bxbridge, issue 42). */
+#define BX_JAIL_BRIDGE_USER	"boxmaker-bridge"
 #define BX_SUBUID_FILE		"/etc/subuid"
 #define BX_SUBGID_FILE		"/etc/subgid"
 /* /etc/subuid is a few lines; a larger file is refused, not truncated. */
 #define BX_SUBID_FILE_MAX	(1024 * 1024)
 #define BX_RUNBOOK_JAIL		"see docs/runbook.md#jail-unavailable"
+
+/* Whose jail. */
+enum bx_jail_role {
+	BX_JAIL_LOOP,		/* loopd's turn loop */
+	BX_JAIL_BRIDGE,		/* bxbridge, the Mattermost bridge */
+};
 
 struct bx_jail_id {
 	uid_t	ji_uid;
@@ -42,6 +50,14 @@ struct bx_jail_id {
  */
 int	bx_jail_identity(uid_t uid, struct bx_jail_id *ret,
 	    struct bx_error *err);
+
+/*
+ * The same for role's jail. The bridge's: as root the system user
+ * BX_JAIL_BRIDGE_USER (never loopd's uid); for anyone else the id below
+ * loopd's, the last of the first range, which must hold both.
+ */
+int	bx_jail_identity_of(enum bx_jail_role role, uid_t uid,
+	    struct bx_jail_id *ret, struct bx_error *err);
 
 /*
  * The same for a non-root user from named files, for tests: name and uid
