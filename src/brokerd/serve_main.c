@@ -172,6 +172,7 @@ start_runner(struct daemon *d, const struct broker_log *log,
 	}
 	rc.rsc_broker_socket = d->d_cfg->c_broker_socket;
 	rc.rsc_admin_socket = d->d_cfg->c_admin_socket;
+	rc.rsc_bridge_socket = d->d_cfg->c_bridge_socket;
 	rc.rsc_log = log;
 	/* Sandboxes a dying bwrap leaves in its first milliseconds are ours. */
 	if (d->d_cfg->c_runner.cr_kind == RUNNER_BWRAP)
