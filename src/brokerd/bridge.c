@@ -82,12 +82,15 @@ static struct bx_msg *
 mattermost_answer(struct broker *b, const struct bx_msg *req)
 {
 	struct approvals_from from = { NULL, NULL, NULL };
-	enum approvals_answer ans = APPROVALS_APPROVED;
-	uint64_t id = req->approve.approval;
+	enum approvals_answer ans;
+	uint64_t id;
 
-	from.by = req->approve.by;
-	from.post = req->approve.post;
-	if (req->kind == BX_MSG_REFUSE) {
+	if (req->kind == BX_MSG_APPROVE) {
+		ans = APPROVALS_APPROVED;
+		id = req->approve.approval;
+		from.by = req->approve.by;
+		from.post = req->approve.post;
+	} else {
 		ans = APPROVALS_REFUSED;
 		id = req->refuse.approval;
 		from.reason = req->refuse.reason;

@@ -72,15 +72,16 @@ static int
 last_of_range(const char *file, const char *name, uid_t uid, unsigned below,
     uint64_t *ret, struct bx_error *err)
 {
+	const char *jail = below == 0 ? "loopd's jail" : "the bridge's jail";
 	char uid_text[16], *text, *line, *end;
 	uint64_t last = 0, count = 0;
 	bool found = false;
 	size_t len;
 
 	if (bx_readfile(file, BX_SUBID_FILE_MAX, &text, &len, NULL, err) == -1)
-		return bx_error_prefix(err, "loopd's jail needs a range of "
-		    "subordinate ids for %s (" FIX_RANGE "; " BX_RUNBOOK_JAIL
-		    ")", name, name);
+		return bx_error_prefix(err, "%s needs a range of subordinate "
+		    "ids for %s (" FIX_RANGE "; " BX_RUNBOOK_JAIL ")", jail,
+		    name, name);
 	snprintf(uid_text, sizeof(uid_text), "%u", (unsigned)uid);
 	for (line = text; !found && line < text + len; line = end + 1) {
 		if ((end = memchr(line, '\n', len - (size_t)(line - text))) ==
@@ -91,8 +92,8 @@ last_of_range(const char *file, const char *name, uid_t uid, unsigned below,
 	free(text);
 	if (!found)
 		return bx_fail(err, "%s gives %s no range of subordinate ids, "
-		    "which loopd's jail takes its uid and gid from: "
-		    FIX_RANGE "; " BX_RUNBOOK_JAIL, file, name, name);
+		    "which %s takes its uid and gid from: " FIX_RANGE "; "
+		    BX_RUNBOOK_JAIL, file, name, jail, name);
 	if (count <= below)
 		return bx_fail(err, "%s: %s's first range holds %llu id; the "
 		    "bridge's jail takes the one below its last, which is "
@@ -104,7 +105,7 @@ last_of_range(const char *file, const char *name, uid_t uid, unsigned below,
 		return bx_fail(err, "%s: %s's range gives id %llu, which "
 		    "cannot be %s (it is root's or %s's own); "
 		    BX_RUNBOOK_JAIL, file, name, (unsigned long long)last,
-		    below == 0 ? "loopd's jail" : "the bridge's jail", name);
+		    jail, name);
 	*ret = last;
 	return 0;
 }

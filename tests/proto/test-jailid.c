@@ -3,6 +3,8 @@
  * subgid files the test writes: the last id of the user's first range, by
  * name or by uid; a user with no range, a broken line, a range that ends at
  * the user's own uid or at 0, and no file at all are refused with the fix.
+ * And root's bridge jail: the system user boxmaker-bridge, never loopd's
+ * uid, or an error naming the user when the system has none.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <pwd.h>
 
 #include "proto/jailid.h"
 
@@ -137,6 +140,34 @@ test_no_file(void **state)
 	assert_non_null(strstr(err.msg, "usermod"));
 }
 
+/* Root's two jails: each its own system user, the bridge's never loopd's. */
+static void
+test_root_bridge_user(void **state)
+{
+	struct bx_jail_id loop, bridge = { 7, 7 };
+	struct passwd *pw;
+	struct bx_error err;
+	uid_t want;
+
+	(void)state;
+	pw = getpwnam(BX_JAIL_BRIDGE_USER);
+	if (pw == NULL) {
+		assert_int_equal(bx_jail_identity_of(BX_JAIL_BRIDGE, 0, &bridge,
+		    &err), -1);
+		assert_int_equal(bridge.ji_uid, 7);
+		assert_non_null(strstr(err.msg, "there is no user "
+		    BX_JAIL_BRIDGE_USER));
+		assert_non_null(strstr(err.msg, "useradd"));
+		return;
+	}
+	want = pw->pw_uid;
+	assert_int_equal(bx_jail_identity_of(BX_JAIL_BRIDGE, 0, &bridge, &err),
+	    0);
+	assert_int_equal(bridge.ji_uid, want);
+	if (bx_jail_identity_of(BX_JAIL_LOOP, 0, &loop, &err) == 0)
+		assert_int_not_equal(loop.ji_uid, bridge.ji_uid);
+}
+
 int
 main(void)
 {
@@ -149,6 +180,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_no_file, setup,
 		    teardown),
+		cmocka_unit_test(test_root_bridge_user),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
