@@ -21,54 +21,88 @@ admin_kind(enum bx_msg_kind kind)
 	    kind == BX_MSG_STATUS || kind == BX_MSG_LIST_GRANTS;
 }
 
-static struct bx_msg *
-list(struct broker *b, struct bx_error *err)
+int
+admin_add_pending(struct bx_msg *msg, const struct approvals_item *items,
+    size_t n)
 {
-	struct approvals_item *items;
 	struct bx_pending_approval p;
-	struct bx_msg *msg;
-	size_t i, n;
+	size_t i;
 
-	if (approvals_list(broker_config(b)->approvals, &items, &n, err) == -1)
-		return NULL;
-	if ((msg = bx_msg_new(BX_MSG_APPROVAL_LIST)) == NULL)
-		goto nomem;
 	for (i = 0; i < n; i++) {
 		memset(&p, 0, sizeof(p));
 		p.approval = items[i].approval;
-		p.session = items[i].session;
-		p.call = items[i].call;
+		p.session = (char *)items[i].session;
+		p.call = (char *)items[i].call;
 		p.tool = (char *)bx_tool_name(items[i].tool);
 		p.arguments = items[i].arguments;
-		p.grant = items[i].grant;
+		p.grant = (char *)items[i].grant;
 		p.taint = items[i].taint;
 		p.created = items[i].created;
 		p.expires = items[i].expires;
 		if (bx_msg_add_pending(msg, &p) == -1)
-			goto nomem;
+			return -1;
+	}
+	return 0;
+}
+
+struct bx_msg *
+admin_approvals(struct broker *b, struct bx_error *err)
+{
+	struct approvals_item *items;
+	struct bx_msg *msg;
+	size_t n;
+
+	if (approvals_list(broker_config(b)->approvals, &items, &n, err) == -1)
+		return NULL;
+	if ((msg = bx_msg_new(BX_MSG_APPROVAL_LIST)) == NULL ||
+	    admin_add_pending(msg, items, n) == -1) {
+		bx_msg_free(msg);
+		msg = NULL;
+		bx_fail(err, "admin: out of memory");
 	}
 	approvals_items_free(items, n);
 	return msg;
-nomem:
-	bx_msg_free(msg);
-	approvals_items_free(items, n);
-	bx_fail(err, "admin: out of memory");
-	return NULL;
 }
 
-static struct bx_msg *
-answer(struct broker *b, uint64_t id, enum approvals_answer ans,
-    const char *reason)
+struct bx_msg *
+admin_answer(struct broker *b, uint64_t id, enum approvals_answer ans,
+    const struct approvals_from *from)
 {
 	struct bx_outcome out;
 	struct bx_error err;
 
-	if (approvals_answer(broker_config(b)->approvals, id, ans, reason,
+	if (approvals_answer(broker_config(b)->approvals, id, ans, from,
 	    &out, &err) == -1)
 		return bx_msg_error(BX_CODE_NO_SUCH_APPROVAL, err.msg);
 	if (ans == APPROVALS_REFUSED)
 		return bx_msg_new(BX_MSG_OK);
 	return bx_msg_approve_result(&out);
+}
+
+/* admin.sock is the terminal: an answer claiming to be from Mattermost is not. */
+static bool
+from_mattermost(const struct bx_msg *req)
+{
+	if (req->kind == BX_MSG_APPROVE)
+		return req->approve.by != NULL || req->approve.post != NULL;
+	return req->refuse.by != NULL || req->refuse.post != NULL;
+}
+
+static struct bx_msg *
+terminal_answer(struct broker *b, const struct bx_msg *req)
+{
+	struct approvals_from from = { NULL, NULL, NULL };
+
+	if (from_mattermost(req))
+		return bx_msg_error(BX_CODE_FORBIDDEN, "admin.sock answers "
+		    "as the terminal: \"by\" and \"post\" are given only on "
+		    "the bridge's socket");
+	if (req->kind == BX_MSG_APPROVE)
+		return admin_answer(b, req->approve.approval,
+		    APPROVALS_APPROVED, &from);
+	from.reason = req->refuse.reason;
+	return admin_answer(b, req->refuse.approval, APPROVALS_REFUSED,
+	    &from);
 }
 
 static struct bx_msg *
@@ -99,14 +133,11 @@ admin_handle(struct broker *b, const struct bx_msg *req, struct bx_msg **ret,
 
 	switch (req->kind) {
 	case BX_MSG_APPROVALS:
-		msg = list(b, err);
+		msg = admin_approvals(b, err);
 		break;
 	case BX_MSG_APPROVE:
-		msg = answer(b, req->approve.approval, APPROVALS_APPROVED, NULL);
-		break;
 	case BX_MSG_REFUSE:
-		msg = answer(b, req->refuse.approval, APPROVALS_REFUSED,
-		    req->refuse.reason);
+		msg = terminal_answer(b, req);
 		break;
 	case BX_MSG_CHECK_GRANTS:
 		msg = check(b, err);
@@ -138,12 +169,22 @@ admin_handle_fd(struct broker *b, int fd, const struct bx_msg *req,
     int timeout_ms, struct bx_error *err)
 {
 	struct bx_msg *answer = NULL;
+
+	if (admin_handle(b, req, &answer, err) == -1)
+		answer = NULL;
+	return admin_send(fd, answer, err->msg, timeout_ms, err);
+}
+
+int
+admin_send(int fd, struct bx_msg *answer, const char *why, int timeout_ms,
+    struct bx_error *err)
+{
 	char *line = NULL;
 	size_t len;
 	int rc = -1;
 
-	if (admin_handle(b, req, &answer, err) == -1)
-		answer = bx_msg_error(BX_CODE_INTERNAL, err->msg);
+	if (answer == NULL)
+		answer = bx_msg_error(BX_CODE_INTERNAL, why);
 	/* An answer that cannot be a frame (past 1 MiB) still gets one. */
 	if (answer != NULL && bx_msg_encode(answer, &line, &len, err) == -1) {
 		bx_msg_free(answer);

@@ -131,16 +131,26 @@ record_decision(struct call *c)
 	return -1;
 }
 
-/* The Approval record; if it fails (logged), *outcome is audit_unavailable. */
+/*
+ * The Approval record; if it fails (logged), *outcome is audit_unavailable.
+ * by is the terminal's BROKER_APPROVER, or the Mattermost user of an
+ * answer from the bridge, with its post; none for an expiry.
+ */
 static void
-record_approval(struct call *c, enum bx_answer answer, const char *reason,
-    struct bx_outcome *outcome)
+record_approval(struct call *c, enum bx_answer answer,
+    const struct approvals_from *from, struct bx_outcome *outcome)
 {
 	struct bx_error err;
-	const char *by = answer == BX_ANSWER_EXPIRED ? NULL : BROKER_APPROVER;
+	const char *by = BROKER_APPROVER, *post = NULL;
 
-	if (broker_record_approval(&c->c_rec, answer, by, reason, outcome,
-	    &err) == 0)
+	if (answer == BX_ANSWER_EXPIRED)
+		by = NULL;
+	else if (from->by != NULL) {
+		by = from->by;
+		post = from->post;
+	}
+	if (broker_record_approval(&c->c_rec, answer, by, post, from->reason,
+	    outcome, &err) == 0)
 		return;
 	broker_log(c->c_b, "%s", err.msg);
 	outcome->kind = BX_OUTCOME_DENIED;
@@ -301,7 +311,8 @@ run_approved(struct call *c, const struct decision *d, struct bx_error *err)
 
 /* The approved path: hold the session, re-decide, record, run. */
 static int
-approved(struct call *c, struct approval *a, struct bx_error *err)
+approved(struct call *c, struct approval *a,
+    const struct approvals_from *from, struct bx_error *err)
 {
 	struct approvals *t = c->c_b->b_cfg.approvals;
 	struct bx_outcome out = { BX_OUTCOME_DENIED, BX_DENY_AUDIT_UNAVAILABLE };
@@ -316,7 +327,7 @@ approved(struct call *c, struct approval *a, struct bx_error *err)
 		    err);
 	}
 	out = decision_outcome(d);
-	record_approval(c, BX_ANSWER_APPROVED, NULL, &out);
+	record_approval(c, BX_ANSWER_APPROVED, from, &out);
 	approvals_finish(t, a, &out);
 	if (out.kind == BX_OUTCOME_DENIED)
 		rc = send_denied(c, out.reason, err);
@@ -336,7 +347,7 @@ ask(struct call *c, struct bx_error *err)
 	struct approval *a;
 	struct bx_outcome out = { BX_OUTCOME_DENIED, BX_DENY_APPROVAL_EXPIRED };
 	enum approvals_answer ans;
-	const char *reason;
+	struct approvals_from from;
 	size_t len;
 
 	memset(&item, 0, sizeof(item));
@@ -358,16 +369,16 @@ ask(struct call *c, struct bx_error *err)
 		approvals_finish(t, a, &out);
 		return -1;
 	}
-	ans = approvals_wait(t, a, c->c_peer->gone, c->c_peer->ctx, &reason);
+	ans = approvals_wait(t, a, c->c_peer->gone, c->c_peer->ctx, &from);
 	switch (ans) {
 	case APPROVALS_APPROVED:
-		return approved(c, a, err);
+		return approved(c, a, &from, err);
 	case APPROVALS_REFUSED:
 		out.reason = BX_DENY_APPROVAL_REFUSED;
-		record_approval(c, BX_ANSWER_REFUSED, reason, &out);
+		record_approval(c, BX_ANSWER_REFUSED, &from, &out);
 		break;
 	case APPROVALS_EXPIRED:
-		record_approval(c, BX_ANSWER_EXPIRED, NULL, &out);
+		record_approval(c, BX_ANSWER_EXPIRED, &from, &out);
 		break;
 	default:
 		approvals_finish(t, a, &out);

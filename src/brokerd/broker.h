@@ -41,7 +41,10 @@
 #define BROKER_UNRECORDED	"the result could not be recorded"
 /* What a runner that failed without a message is answered and recorded as. */
 #define BROKER_RUNNER_FAILED	"the runner failed"
-/* Who answered an approval, in the Approval record (M4 adds Mattermost). */
+/*
+ * Who answered an approval at the terminal, in the Approval record; an
+ * answer from Mattermost records its user id and post instead.
+ */
 #define BROKER_APPROVER		"bxctl"
 
 struct broker_config {

@@ -35,8 +35,8 @@ broker_record_decision(struct call_records *cr, const struct decision *d,
 
 int
 broker_record_approval(const struct call_records *cr, enum bx_answer answer,
-    const char *by, const char *reason, const struct bx_outcome *outcome,
-    struct bx_error *err)
+    const char *by, const char *post, const char *reason,
+    const struct bx_outcome *outcome, struct bx_error *err)
 {
 	struct bx_audit_event ev;
 	struct bx_ev_approval *e = &ev.approval;
@@ -49,6 +49,7 @@ broker_record_approval(const struct call_records *cr, enum bx_answer answer,
 	e->decision = cr->cr_decision;
 	e->answer = answer;
 	e->by = by;
+	e->post = post;
 	e->reason = reason;
 	e->outcome = *outcome;
 	return audit_append(cr->cr_audit, &ev, &seq, err);

@@ -42,12 +42,14 @@ int	broker_record_decision(struct call_records *cr,
 	    struct bx_error *err);
 /*
  * The Approval record of cr's decision: the answer, who gave it (NULL for
- * none, as when it expired), the owner's reason (may be NULL) and the
- * outcome it led to. -1 (err says why) when it cannot be written.
+ * none, as when it expired), the Mattermost post it was given in (NULL at
+ * the terminal), the owner's reason (may be NULL) and the outcome it led
+ * to. -1 (err says why) when it cannot be written.
  */
 int	broker_record_approval(const struct call_records *cr,
-	    enum bx_answer answer, const char *by, const char *reason,
-	    const struct bx_outcome *outcome, struct bx_error *err);
+	    enum bx_answer answer, const char *by, const char *post,
+	    const char *reason, const struct bx_outcome *outcome,
+	    struct bx_error *err);
 /*
  * The Result record of sent, what loopd is about to be told, with the
  * session's taint after it; d and rr give its class. -1 (err says why)

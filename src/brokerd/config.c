@@ -28,6 +28,7 @@ static const struct toml_key path_keys[] = {
 static const struct toml_key socket_keys[] = {
 	KEY("broker", TOML_KEY_SOCKET, c_broker_socket),
 	KEY("admin", TOML_KEY_SOCKET, c_admin_socket),
+	KEY("bridge", TOML_KEY_SOCKET, c_bridge_socket),
 	{ NULL, TOML_KEY_TEXT, 0, 0, 0, false, NULL },
 };
 
@@ -74,6 +75,7 @@ config_free(struct config *c)
 	free(c->c_grants);
 	free(c->c_broker_socket);
 	free(c->c_admin_socket);
+	free(c->c_bridge_socket);
 	config_runner_clear(&c->c_runner);
 	free(c);
 }
@@ -112,6 +114,9 @@ apply_defaults(const char *name, struct config *c, const char *default_home,
 	    bx_socket_path_check, err) == -1 ||
 	    default_under(&c->c_admin_socket, c->c_home,
 	    "/" BX_HOME_ADMIN_SOCKET, "sockets.admin",
+	    bx_socket_path_check, err) == -1 ||
+	    default_under(&c->c_bridge_socket, c->c_home,
+	    "/" BX_HOME_BRIDGE_SOCKET, "sockets.bridge",
 	    bx_socket_path_check, err) == -1)
 		return bx_error_prefix(err, "%s", name);
 	return 0;

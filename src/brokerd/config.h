@@ -2,7 +2,7 @@
  * config.h: brokerd.toml into a typed configuration (design section 2).
  *
  *	[paths]     home, grants
- *	[sockets]   broker, admin
+ *	[sockets]   broker, admin, bridge
  *	[approvals] ttl_ms
  *	[runner]    how allowed calls run (config_runner.h)
  *	[egress]    http_fetch's proxy (config_runner.h)
@@ -12,7 +12,8 @@
  * checks; socket paths fit a sockaddr_un. Defaults: home by proto/defaults.h
  * (BOXMAKER_HOME, then /var/lib/boxmaker for root and
  * ~/.local/share/boxmaker for anyone else); grants <home>/grants; broker <home>/run/loop-broker/broker.sock; admin
- * <home>/run/owner-broker/admin.sock; ttl_ms 900000 (15 minutes).
+ * <home>/run/owner-broker/admin.sock; bridge
+ * <home>/run/bridge-broker/bridge.sock; ttl_ms 900000 (15 minutes).
  *
  * Ownership: config_load() and config_parse() allocate *ret; the caller
  * frees it with config_free() (NULL is allowed). Its strings belong to it.
@@ -39,6 +40,7 @@ struct config {
 	char	*c_grants;
 	char	*c_broker_socket;
 	char	*c_admin_socket;
+	char	*c_bridge_socket;	/* bxbridge's (issue 42) */
 	int64_t			 c_ttl_ms;
 	struct config_runner	 c_runner;
 };

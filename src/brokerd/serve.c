@@ -7,7 +7,8 @@
  * a connection is opened, closed while waiting, or ready.
  *
  * Workers are started when a request finds none idle, up to one per call
- * in progress (so at most max_calls + SERVE_MAX_ADMIN_CALLS), and end
+ * in progress (so at most max_calls + SERVE_MAX_ADMIN_CALLS +
+ * SERVE_MAX_BRIDGE_CALLS), and end
  * after worker_idle_ms without work: a steady stream of calls
  * reuses them instead of starting and ending a thread for each, which on
  * 2 cores was a sixth of brokerd's time per call (bench/README.md).
@@ -25,10 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "brokerd/admin.h"
 #include "brokerd/broker.h"
 #include "brokerd/serve.h"
 #include "brokerd/serve_poll.h"
+#include "brokerd/serve_request.h"
 #include "brokerd/serve_socket.h"
 #include "proto/clock.h"
 #include "proto/message.h"
@@ -60,8 +61,6 @@ struct serve {
 	bool			 s_stopping;
 };
 
-static const char *sock_names[SOCK_COUNT] = { "broker.sock", "admin.sock" };
-
 static bool	conn_open(void *, int);
 static void	conn_closed(void *, int);
 static void	conn_ready(void *, struct conn *);
@@ -76,22 +75,29 @@ listen_on(struct serve *s, int i, const char *path, struct bx_error *err)
 
 /*
  * Who each socket serves (serve.h): admin.sock never loopd's jail uid,
- * whatever the file modes let through.
+ * whatever the file modes let through; bridge.sock only the bridge's jail
+ * uid and brokerd's own.
  */
 static int
 make_rules(struct serve *s, struct bx_error *err)
 {
 	struct bx_peer_rule *b = &s->s_rule[SOCK_BROKER];
 	struct bx_peer_rule *a = &s->s_rule[SOCK_ADMIN];
+	struct bx_peer_rule *g = &s->s_rule[SOCK_BRIDGE];
 
-	bx_peer_rule_init(b, sock_names[SOCK_BROKER]);
-	bx_peer_rule_init(a, sock_names[SOCK_ADMIN]);
+	bx_peer_rule_init(b, serve_request_socket(SOCK_BROKER));
+	bx_peer_rule_init(a, serve_request_socket(SOCK_ADMIN));
+	bx_peer_rule_init(g, serve_request_socket(SOCK_BRIDGE));
 	if (s->s_cfg.has_loop_uid &&
 	    bx_peer_rule_add(b, s->s_cfg.loop_uid, err) == -1)
 		return -1;
+	if (s->s_cfg.has_bridge_uid &&
+	    bx_peer_rule_add(g, s->s_cfg.bridge_uid, err) == -1)
+		return -1;
 	if (bx_peer_rule_add(b, geteuid(), err) == -1 ||
 	    bx_peer_rule_add(a, geteuid(), err) == -1 ||
-	    bx_peer_rule_add(a, 0, err) == -1)
+	    bx_peer_rule_add(a, 0, err) == -1 ||
+	    bx_peer_rule_add(g, geteuid(), err) == -1)
 		return -1;
 	return 0;
 }
@@ -123,6 +129,7 @@ struct serve *
 serve_new(const struct serve_config *cfg, struct bx_error *err)
 {
 	struct serve *s;
+	int i;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
 		bx_fail(err, "serve: out of memory");
@@ -140,13 +147,16 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 		s->s_cfg.wait_budget = SERVE_WAIT_BUDGET;
 	if (s->s_cfg.worker_idle_ms <= 0)
 		s->s_cfg.worker_idle_ms = SERVE_WORKER_IDLE_MS;
-	s->s_listen[0] = s->s_listen[1] = s->s_wake[0] = s->s_wake[1] = -1;
+	for (i = 0; i < SOCK_COUNT; i++)
+		s->s_listen[i] = -1;
+	s->s_wake[0] = s->s_wake[1] = -1;
 	pthread_mutex_init(&s->s_lock, NULL);
 	pthread_cond_init(&s->s_ended, NULL);
 	bx_clock_cond_init(&s->s_tick);
 	bx_clock_cond_init(&s->s_work);
 	s->s_ready_tail = &s->s_ready;
-	s->s_ended_cap = s->s_cfg.max_calls + SERVE_MAX_ADMIN_CALLS;
+	s->s_ended_cap = s->s_cfg.max_calls + SERVE_MAX_ADMIN_CALLS +
+	    SERVE_MAX_BRIDGE_CALLS;
 	s->s_ended_workers = calloc(s->s_ended_cap,
 	    sizeof(*s->s_ended_workers));
 	if (s->s_ended_workers == NULL) {
@@ -162,7 +172,9 @@ serve_new(const struct serve_config *cfg, struct bx_error *err)
 	if (make_poll(s, err) == -1)
 		goto fail;
 	if (listen_on(s, SOCK_BROKER, cfg->broker_socket, err) == -1 ||
-	    listen_on(s, SOCK_ADMIN, cfg->admin_socket, err) == -1)
+	    listen_on(s, SOCK_ADMIN, cfg->admin_socket, err) == -1 ||
+	    (cfg->bridge_socket != NULL && listen_on(s, SOCK_BRIDGE,
+	    cfg->bridge_socket, err) == -1))
 		goto fail;
 	return s;
 fail:
@@ -176,7 +188,17 @@ serve_open_to_loop(struct serve *s, struct bx_error *err)
 	if (!s->s_cfg.has_loop_uid)
 		return 0;
 	return serve_socket_open_to(s->s_path[SOCK_BROKER],
-	    &s->s_file[SOCK_BROKER], s->s_cfg.loop_uid, err);
+	    &s->s_file[SOCK_BROKER], s->s_cfg.loop_uid, "loopd's jail", err);
+}
+
+int
+serve_open_to_bridge(struct serve *s, struct bx_error *err)
+{
+	if (!s->s_cfg.has_bridge_uid || s->s_listen[SOCK_BRIDGE] == -1)
+		return 0;
+	return serve_socket_open_to(s->s_path[SOCK_BRIDGE],
+	    &s->s_file[SOCK_BRIDGE], s->s_cfg.bridge_uid, "the bridge's jail",
+	    err);
 }
 
 /* Closes the listeners and removes the sockets we made (not a successor's). */
@@ -247,9 +269,9 @@ conn_open(void *ctx, int which)
 	bool room;
 
 	pthread_mutex_lock(&s->s_lock);
-	room = serve_socket_room(s->s_open[SOCK_BROKER],
-	    s->s_open[SOCK_ADMIN], s->s_cfg.max_connections,
-	    which == SOCK_BROKER);
+	room = serve_socket_room(s->s_open[SOCK_BROKER] +
+	    s->s_open[SOCK_BRIDGE], s->s_open[SOCK_ADMIN],
+	    s->s_cfg.max_connections, which != SOCK_ADMIN);
 	if (room)
 		s->s_open[which]++;
 	pthread_mutex_unlock(&s->s_lock);
@@ -263,40 +285,14 @@ conn_closed(void *ctx, int which)
 	serve_closed(ctx, which, false);
 }
 
-static bool
-allowed(int which, enum bx_msg_kind kind)
-{
-	if (which == SOCK_BROKER)
-		return kind == BX_MSG_TOOL_REQUEST;
-	return admin_kind(kind);
-}
-
 /* Handles the connection's one request, then closes it. */
 static void
 conn_run(struct serve *s, struct conn *c)
 {
-	struct broker *b = s->s_cfg.broker;
-	struct bx_msg *req = NULL;
-	struct bx_error err;
 	int which = c->c_which;
 
-	if (bx_msg_decode(c->c_line, c->c_len, &req, &err) == -1)
-		serve_refuse(c->c_fd, BX_CODE_BAD_REQUEST, err.msg,
-		    SERVE_WRITE_TIMEOUT_MS);
-	else if (!allowed(which, req->kind)) {
-		broker_log(b, "serve: a %s message on %s (%s) is forbidden; "
-		    "the connection is closed; "
-		    "see docs/runbook.md#socket-forbidden",
-		    bx_msg_kind_name(req->kind), sock_names[which],
-		    s->s_path[which]);
-		serve_refuse(c->c_fd, BX_CODE_FORBIDDEN, "this socket does "
-		    "not take that kind of message", SERVE_WRITE_TIMEOUT_MS);
-	} else if (which == SOCK_BROKER)
-		broker_call_fd(b, c->c_fd, &req->tool_request,
-		    SERVE_WRITE_TIMEOUT_MS, &err);
-	else
-		admin_handle_fd(b, c->c_fd, req, SERVE_WRITE_TIMEOUT_MS, &err);
-	bx_msg_free(req);
+	serve_request_run(s->s_cfg.broker, which, c->c_fd, c->c_line,
+	    c->c_len, s->s_path[which], SERVE_WRITE_TIMEOUT_MS);
 	serve_conn_free(c);
 	serve_closed(s, which, true);
 }
@@ -322,7 +318,7 @@ ready_take(struct serve *s)
  * without work, so it is rare on a busy broker. It runs
  * before each new worker starts, at stop, and when the list is full (a
  * worker between two calls is not counted idle, so a few more than
- * max_calls + SERVE_MAX_ADMIN_CALLS can have lived). The caller holds
+ * the sum of the three bounds can have lived). The caller holds
  * s_lock.
  */
 static void
@@ -401,6 +397,7 @@ conn_ready(void *ctx, struct conn *c)
 	int which = c->c_which, worker;
 
 	limit = which == SOCK_BROKER ? s->s_cfg.max_calls :
+	    which == SOCK_BRIDGE ? SERVE_MAX_BRIDGE_CALLS :
 	    SERVE_MAX_ADMIN_CALLS;
 	pthread_mutex_lock(&s->s_lock);
 	if (s->s_busy[which] >= limit)

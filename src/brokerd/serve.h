@@ -1,8 +1,10 @@
 /*
- * serve.h: brokerd's two listeners (design section 6, baseline section 3).
+ * serve.h: brokerd's listeners (design section 6, baseline section 3).
  *
  *	broker.sock	loopd	tool_request
  *	admin.sock	bxctl	approvals, approve, refuse, check_grants
+ *	bridge.sock	bxbridge approvals, approvals_wait, approve and refuse
+ *			from Mattermost (bridge.h)
  *
  * Each socket's directory is created with mode 0700 if it is missing, a
  * stale socket file is removed, and the socket is set to 0600. A new
@@ -17,8 +19,8 @@
  * room comes back (its peer's writes block); past its deadline it is closed
  * like any slow client. So waiting connections hold at most
  * max_connections * BX_FRAME_INITIAL + SERVE_WAIT_BUDGET bytes (4 MiB +
- * 16 MiB by default), and threads (max_calls + SERVE_MAX_ADMIN_CALLS) at
- * most BX_FRAME_MAX each for their frame. Any other
+ * 16 MiB by default), and threads (max_calls + SERVE_MAX_ADMIN_CALLS +
+ * SERVE_MAX_BRIDGE_CALLS) at most BX_FRAME_MAX each for their frame. Any other
  * kind on a socket is answered with error forbidden and printed with
  * see docs/runbook.md#socket-forbidden. Open connections and calls in
  * progress are bounded; past a bound the answer is error busy.
@@ -28,6 +30,8 @@
  *
  *	admin.sock	brokerd's own uid, and root; never loopd's jail uid
  *	broker.sock	loopd's jail uid (loop_uid), and brokerd's own uid
+ *	bridge.sock	the bridge's jail uid (bridge_uid), and brokerd's own
+ *			uid; never root unless brokerd is root
  *
  * Any other peer gets error forbidden naming the socket, its uid and
  * runbook socket-forbidden, and is closed; it takes no connection slot.
@@ -38,7 +42,7 @@
  * ended after SERVE_WORKER_IDLE_MS without one; and the approvals expiry
  * thread (once a second).
  *
- * Ownership: serve_new allocates the server, binds both sockets and borrows
+ * Ownership: serve_new allocates the server, binds the sockets and borrows
  * the broker; serve_free closes and removes the sockets and frees it (NULL
  * is allowed).
  */
@@ -59,6 +63,11 @@
 #define SERVE_MAX_CALLS		64
 /* Admin requests have their own bound, so busy tool calls never lock the owner out. */
 #define SERVE_MAX_ADMIN_CALLS	16
+/*
+ * The bridge's, so that its waits (approvals_wait holds a worker up to
+ * BX_WAIT_MAX_MS) never take the owner's or loopd's.
+ */
+#define SERVE_MAX_BRIDGE_CALLS	4
 /* A connection's first complete frame must arrive within this. */
 #define SERVE_READ_TIMEOUT_MS	10000
 /* An answer frame must be taken by the peer within this. */
@@ -74,6 +83,7 @@
 struct serve_config {
 	const char	*broker_socket;
 	const char	*admin_socket;
+	const char	*bridge_socket;		/* NULL: no bridge.sock */
 	struct broker	*broker;
 	size_t		 max_connections;	/* 0: SERVE_MAX_CONNECTIONS */
 	size_t		 max_calls;		/* 0: SERVE_MAX_CALLS */
@@ -87,6 +97,12 @@ struct serve_config {
 	 */
 	bool		 has_loop_uid;
 	uid_t		 loop_uid;
+	/*
+	 * The bridge's jail uid, served on bridge.sock; has_bridge_uid false
+	 * (its lookup failed): bridge.sock serves brokerd's own uid only.
+	 */
+	bool		 has_bridge_uid;
+	uid_t		 bridge_uid;
 };
 
 struct serve;
@@ -100,6 +116,9 @@ struct serve	*serve_new(const struct serve_config *, struct bx_error *);
  * failure err names the path and says the jailed loopd cannot connect.
  */
 int	 serve_open_to_loop(struct serve *, struct bx_error *);
+
+/* The same for bridge.sock and the bridge's jail uid. */
+int	 serve_open_to_bridge(struct serve *, struct bx_error *);
 
 /*
  * Serves until stop_fd is readable or serve_stop is called, then stops

@@ -172,6 +172,7 @@ start_runner(struct daemon *d, const struct broker_log *log,
 	}
 	rc.rsc_broker_socket = d->d_cfg->c_broker_socket;
 	rc.rsc_admin_socket = d->d_cfg->c_admin_socket;
+	rc.rsc_bridge_socket = d->d_cfg->c_bridge_socket;
 	rc.rsc_log = log;
 	/* Sandboxes a dying bwrap leaves in its first milliseconds are ours. */
 	if (d->d_cfg->c_runner.cr_kind == RUNNER_BWRAP)
@@ -215,6 +216,38 @@ find_loop_uid(struct serve_config *sc, FILE *errs)
 	sc->loop_uid = id.ji_uid;
 }
 
+/*
+ * The bridge's jail uid, which bridge.sock serves besides brokerd's own:
+ * as root the system user BX_JAIL_BRIDGE_USER, else the id below loopd's
+ * in the owner's subordinate range (proto/jailid.h). It is never 0,
+ * brokerd's own or loopd's; when it is unknown or would be one of them,
+ * bridge.sock fails closed: it serves brokerd's own uid only, and the
+ * other sockets are served as ever (docs/decisions.md).
+ */
+static void
+find_bridge_uid(struct serve_config *sc, FILE *errs)
+{
+	struct bx_jail_id id;
+	struct bx_error err;
+
+	if (bx_jail_identity_of(BX_JAIL_BRIDGE, geteuid(), &id, &err) == -1) {
+		fprintf(errs, "brokerd: the bridge's jail uid is unknown, so "
+		    "bridge.sock serves uid %u only: %s\n",
+		    (unsigned)geteuid(), err.msg);
+		return;
+	}
+	if (id.ji_uid == 0 || id.ji_uid == geteuid() ||
+	    (sc->has_loop_uid && id.ji_uid == sc->loop_uid)) {
+		fprintf(errs, "brokerd: the bridge's jail uid would be %u, "
+		    "which is root's, brokerd's own or loopd's jail's, so "
+		    "bridge.sock serves uid %u only; " BX_RUNBOOK_JAIL "\n",
+		    (unsigned)id.ji_uid, (unsigned)geteuid());
+		return;
+	}
+	sc->has_bridge_uid = true;
+	sc->bridge_uid = id.ji_uid;
+}
+
 /* Everything but the audit log; prints its own failure. */
 static int
 start(struct daemon *d, const struct broker_log *log, const char *config_path,
@@ -253,13 +286,17 @@ start(struct daemon *d, const struct broker_log *log, const char *config_path,
 	memset(&sc, 0, sizeof(sc));
 	sc.broker_socket = d->d_cfg->c_broker_socket;
 	sc.admin_socket = d->d_cfg->c_admin_socket;
+	sc.bridge_socket = d->d_cfg->c_bridge_socket;
 	sc.broker = d->d_broker;
 	sc.stop_fd = d->d_sigfd;
 	find_loop_uid(&sc, errs);
+	find_bridge_uid(&sc, errs);
 	if ((d->d_serve = serve_new(&sc, &err)) == NULL)
 		goto fail;
 	/* Not fatal: the owner is still served; the jailed loopd says so. */
 	if (serve_open_to_loop(d->d_serve, &err) == -1)
+		fprintf(errs, "brokerd: warning: %s\n", err.msg);
+	if (serve_open_to_bridge(d->d_serve, &err) == -1)
 		fprintf(errs, "brokerd: warning: %s\n", err.msg);
 	return 0;
 fail:
@@ -313,8 +350,9 @@ serve_main(int argc, char **argv, FILE *out, FILE *errs)
 	rc = 1;
 	if (start(&d, &log, d.d_cfg->c_path, errs) == -1)
 		goto out;
-	fprintf(errs, "brokerd: serving on %s and %s\n",
-	    d.d_cfg->c_broker_socket, d.d_cfg->c_admin_socket);
+	fprintf(errs, "brokerd: serving on %s, %s and %s\n",
+	    d.d_cfg->c_broker_socket, d.d_cfg->c_admin_socket,
+	    d.d_cfg->c_bridge_socket);
 	if (sdnotify_send(&d.d_notify, "READY=1", &err) == -1)
 		fprintf(errs, "brokerd: %s\n", err.msg);
 	fflush(errs);

@@ -21,7 +21,7 @@
 /* Out of descriptors, the listeners rest this long instead of spinning. */
 #define SERVE_BACKOFF_MS	100
 
-/* Poll slots before the connections: wake pipe, stop_fd, two listeners. */
+/* Poll slots before the connections: wake pipe, stop_fd, the listeners. */
 enum { SLOT_WAKE, SLOT_STOP, SLOT_LISTEN, SLOT_CONNS = SLOT_LISTEN + SOCK_COUNT };
 
 struct serve_poll {

@@ -28,12 +28,12 @@
 #include "proto/frame.h"
 #include "proto/peercred.h"
 
-enum { SOCK_BROKER, SOCK_ADMIN, SOCK_COUNT };
+enum { SOCK_BROKER, SOCK_ADMIN, SOCK_BRIDGE, SOCK_COUNT };
 
 /* One connection, from accept until its request is handled. */
 struct conn {
 	int			 c_fd;
-	int			 c_which;	/* SOCK_BROKER or SOCK_ADMIN */
+	int			 c_which;	/* SOCK_BROKER, ... */
 	int64_t			 c_deadline;	/* monotonic ms */
 	size_t			 c_held;	/* its buffer, as counted */
 	bool			 c_full;	/* waits for budget */

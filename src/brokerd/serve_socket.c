@@ -1,7 +1,7 @@
 /*
  * serve_socket.c: serve's descriptor budget, the refusal a connection past
- * it (or otherwise refused) gets, and broker.sock's ACL entry for loopd's
- * jail. Split from serve.c so that file keeps to the threads; the socket
+ * it (or otherwise refused) gets, and the ACL entries of broker.sock for
+ * loopd's jail and of bridge.sock for the bridge's. Split from serve.c so that file keeps to the threads; the socket
  * files themselves are libboxproto's (proto/unixsock.h).
  */
 #include <sys/resource.h>
@@ -35,15 +35,15 @@ serve_socket_fit(size_t want)
 }
 
 bool
-serve_socket_room(size_t broker_open, size_t admin_open, size_t max,
-    bool for_broker)
+serve_socket_room(size_t jail_open, size_t admin_open, size_t max,
+    bool for_jail)
 {
 	size_t reserve = max / 2 < SERVE_ADMIN_RESERVE ? max / 2 :
 	    SERVE_ADMIN_RESERVE;
 
-	if (for_broker)
+	if (for_jail)
 		max -= reserve;
-	return broker_open + admin_open < max;
+	return jail_open + admin_open < max;
 }
 
 void
@@ -58,7 +58,7 @@ serve_refuse(int fd, enum bx_code code, const char *message, int timeout_ms)
 
 int
 serve_socket_open_to(const char *path, struct bx_unix_file *made, uid_t uid,
-    struct bx_error *err)
+    const char *jail, struct bx_error *err)
 {
 	char dir[PATH_MAX], *slash;
 	struct stat st;
@@ -71,8 +71,8 @@ serve_socket_open_to(const char *path, struct bx_unix_file *made, uid_t uid,
 	if (bx_acl_allow(dir, uid, BX_ACL_EXEC, false, err) == -1 ||
 	    bx_acl_allow(path, uid, BX_ACL_READ | BX_ACL_WRITE, false,
 	    err) == -1)
-		return bx_error_prefix(err, "loopd's jail (uid %u) cannot "
-		    "connect to broker.sock", (unsigned)uid);
+		return bx_error_prefix(err, "%s (uid %u) cannot connect to %s",
+		    jail, (unsigned)uid, path);
 	/*
 	 * The entry changed the socket's ctime; it is still the file we
 	 * made, and the one stopping must remove.

@@ -2,7 +2,7 @@
  * serve_socket.h: how many connections serve may hold: the descriptor limit
  * they must stay below, and the share broker.sock may not take from
  * admin.sock; what a connection refused gets; and broker.sock opened to
- * loopd's jail uid. The socket files serve listens on (design section 6)
+ * loopd's jail uid, bridge.sock to the bridge's. The socket files serve listens on (design section 6)
  * are made and removed by libboxproto's proto/unixsock.h, shared with
  * loopd.
  *
@@ -31,26 +31,28 @@
 size_t	serve_socket_fit(size_t want);
 
 /*
- * Connections of max that broker.sock may never take, so that a flood of
- * tool connections cannot lock the owner out of admin.sock: at most half.
+ * Connections of max that broker.sock and bridge.sock may never take, so
+ * that a flood of tool connections cannot lock the owner out of
+ * admin.sock: at most half.
  */
 #define SERVE_ADMIN_RESERVE	16
 
 /*
- * Whether one more connection fits on broker.sock (for_broker) or on
- * admin.sock, with broker_open and admin_open already open of max.
+ * Whether one more connection fits on broker.sock or bridge.sock
+ * (for_jail) or on admin.sock, with jail_open (the two together) and
+ * admin_open already open of max.
  */
-bool	serve_socket_room(size_t broker_open, size_t admin_open, size_t max,
-	    bool for_broker);
+bool	serve_socket_room(size_t jail_open, size_t admin_open, size_t max,
+	    bool for_jail);
 
 /*
  * Lets uid reach the socket at path, which serve made as *made: an ACL
  * entry on its directory (search) and on the socket (read and write); the
  * socket must still be that file, whose new ctime goes into *made. On
- * failure err names the path and says uid cannot connect to broker.sock.
+ * failure err names the path and says that jail (uid) cannot connect.
  */
 int	serve_socket_open_to(const char *path, struct bx_unix_file *made,
-	    uid_t uid, struct bx_error *err);
+	    uid_t uid, const char *jail, struct bx_error *err);
 
 /* A refusal (busy, too large) is a small frame; it gets this long. */
 #define SERVE_REFUSE_TIMEOUT_MS	100

@@ -37,6 +37,8 @@
 #define BX_HOME_GRANTS		"grants"
 #define BX_HOME_BROKER_SOCKET	"run/loop-broker/broker.sock"
 #define BX_HOME_ADMIN_SOCKET	"run/owner-broker/admin.sock"
+/* brokerd serves it to bxbridge's jail (issue 42). */
+#define BX_HOME_BRIDGE_SOCKET	"run/bridge-broker/bridge.sock"
 #define BX_HOME_LOOP_SOCKET	"run/owner-loop/loop.sock"
 
 /* What the rule reads: the process's values, or a test's. */

@@ -95,11 +95,21 @@ bx_msg_denied(enum bx_deny reason)
 struct bx_msg *
 bx_msg_approve(uint64_t approval)
 {
-	struct bx_msg *m = bx_msg_new(BX_MSG_APPROVE);
+	return bx_msg_approve_from(approval, NULL, NULL);
+}
 
-	if (m != NULL)
-		m->approve.approval = approval;
-	return m;
+struct bx_msg *
+bx_msg_approve_from(uint64_t approval, const char *by, const char *post)
+{
+	struct bx_msg *m = bx_msg_new(BX_MSG_APPROVE);
+	bool failed = false;
+
+	if (m == NULL)
+		return NULL;
+	m->approve.approval = approval;
+	bx_msg_copy(&m->approve.by, by, &failed);
+	bx_msg_copy(&m->approve.post, post, &failed);
+	return bx_msg_done(m, failed);
 }
 
 struct bx_msg *
@@ -115,6 +125,13 @@ bx_msg_approve_result(const struct bx_outcome *outcome)
 struct bx_msg *
 bx_msg_refuse(uint64_t approval, const char *reason)
 {
+	return bx_msg_refuse_from(approval, reason, NULL, NULL);
+}
+
+struct bx_msg *
+bx_msg_refuse_from(uint64_t approval, const char *reason, const char *by,
+    const char *post)
+{
 	struct bx_msg *m = bx_msg_new(BX_MSG_REFUSE);
 	bool failed = false;
 
@@ -122,6 +139,8 @@ bx_msg_refuse(uint64_t approval, const char *reason)
 		return NULL;
 	m->refuse.approval = approval;
 	bx_msg_copy(&m->refuse.reason, reason, &failed);
+	bx_msg_copy(&m->refuse.by, by, &failed);
+	bx_msg_copy(&m->refuse.post, post, &failed);
 	return bx_msg_done(m, failed);
 }
 
@@ -154,14 +173,19 @@ bx_msg_chat(const char *session, const char *text)
 int
 bx_msg_add_pending(struct bx_msg *m, const struct bx_pending_approval *p)
 {
-	struct bx_approval_list *l = &m->approval_list;
+	struct bx_pending_approval **itemsp = &m->approval_list.items;
 	struct bx_pending_approval *items, *q;
+	size_t *np = &m->approval_list.nitems;
 	bool failed = false;
 
-	if ((items = bx_msg_grow(l->items, l->nitems, sizeof(*items))) == NULL)
+	if (m->kind == BX_MSG_APPROVAL_CHANGES) {
+		itemsp = &m->approval_changes.items;
+		np = &m->approval_changes.nitems;
+	}
+	if ((items = bx_msg_grow(*itemsp, *np, sizeof(*items))) == NULL)
 		return -1;
-	l->items = items;
-	q = &items[l->nitems];
+	*itemsp = items;
+	q = &items[*np];
 	q->approval = p->approval;
 	q->taint = p->taint;
 	q->created = p->created;
@@ -175,7 +199,7 @@ bx_msg_add_pending(struct bx_msg *m, const struct bx_pending_approval *p)
 		bx_pending_approval_clear(q);
 		return -1;
 	}
-	l->nitems++;
+	(*np)++;
 	return 0;
 }
 

@@ -25,9 +25,11 @@
  * The codec is in layers, each file knowing only those below it, and this
  * header includes them all for callers: the types (message_types.h);
  * names (message_names.c) and making and freeing a message
- * (message_alloc.c); the constructors (message.c, message_console.c);
+ * (message_alloc.c); the constructors (message.c, message_console.c,
+ * message_bridge.c);
  * reading and writing one field (message_read.c, message_write.c); the
- * console's kinds on the wire (message_console_codec.c); and a whole frame
+ * console's and the bridge's kinds on the wire (message_console_codec.c,
+ * message_bridge_codec.c); and a whole frame
  * decoded or encoded and sent (message_decode.c, message_encode.c).
  */
 #ifndef BX_MESSAGE_H
@@ -39,6 +41,7 @@
 
 #include "proto/error.h"
 #include "proto/message_alloc.h"
+#include "proto/message_bridge.h"
 #include "proto/message_console.h"
 #include "proto/message_decode.h"
 #include "proto/message_encode.h"
@@ -59,14 +62,20 @@ struct bx_msg	*bx_msg_result(const char *content, enum bx_class,
 struct bx_msg	*bx_msg_failed(const char *message);
 struct bx_msg	*bx_msg_denied(enum bx_deny);
 struct bx_msg	*bx_msg_approve(uint64_t approval);
+/* An answer from Mattermost (bridge.sock): by and post, or both NULL. */
+struct bx_msg	*bx_msg_approve_from(uint64_t approval, const char *by,
+		    const char *post);
 struct bx_msg	*bx_msg_approve_result(const struct bx_outcome *);
 struct bx_msg	*bx_msg_refuse(uint64_t approval, const char *reason);
+struct bx_msg	*bx_msg_refuse_from(uint64_t approval, const char *reason,
+		    const char *by, const char *post);
 struct bx_msg	*bx_msg_error(enum bx_code, const char *message);
 struct bx_msg	*bx_msg_chat(const char *session, const char *text);
 
 /*
- * approval_list and grants_report start empty; this appends a copy to the
- * first, bx_msg_add_problem (message_console.h) to the second.
+ * approval_list, approval_changes and grants_report start empty; this
+ * appends a copy to the items of the first two, bx_msg_add_problem
+ * (message_console.h) to the third.
  */
 int	bx_msg_add_pending(struct bx_msg *approval_list,
 	    const struct bx_pending_approval *);

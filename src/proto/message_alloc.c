@@ -108,6 +108,21 @@ bx_pending_approval_clear(struct bx_pending_approval *p)
 }
 
 static void
+changes_clear(struct bx_approval_changes *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nitems; i++)
+		bx_pending_approval_clear(&c->items[i]);
+	free(c->items);
+	for (i = 0; i < c->nended; i++) {
+		free(c->ended[i].by);
+		free(c->ended[i].post);
+	}
+	free(c->ended);
+}
+
+static void
 turn_event_clear(struct bx_turn_event *e)
 {
 	free(e->session);
@@ -141,8 +156,14 @@ bx_msg_free(struct bx_msg *m)
 			bx_pending_approval_clear(&m->approval_list.items[i]);
 		free(m->approval_list.items);
 		break;
+	case BX_MSG_APPROVE:
+		free(m->approve.by);
+		free(m->approve.post);
+		break;
 	case BX_MSG_REFUSE:
 		free(m->refuse.reason);
+		free(m->refuse.by);
+		free(m->refuse.post);
 		break;
 	case BX_MSG_GRANTS_REPORT:
 		bx_msg_problems_free(m->grants_report.problems,
@@ -157,6 +178,12 @@ bx_msg_free(struct bx_msg *m)
 		break;
 	case BX_MSG_TURN_EVENT:
 		turn_event_clear(&m->turn_event);
+		break;
+	case BX_MSG_APPROVALS_WAIT:
+		free(m->approvals_wait.known);
+		break;
+	case BX_MSG_APPROVAL_CHANGES:
+		changes_clear(&m->approval_changes);
 		break;
 	default:
 		console_clear(m);

@@ -9,6 +9,7 @@
 
 #include "proto/json.h"
 #include "proto/message_alloc.h"
+#include "proto/message_bridge_codec.h"
 #include "proto/message_console_codec.h"
 #include "proto/message_decode.h"
 #include "proto/message_names.h"
@@ -148,63 +149,31 @@ decode_empty(const json_t *o, struct bx_msg *m, struct bx_error *err)
 	return bx_json_check_fields(o, kind_only_fields, err);
 }
 
-static const char *const pending_fields[] = {
-	"approval", "session", "call", "tool", "arguments", "grant", "taint",
-	"created", "expires", NULL
-};
-
-static int
-decode_pending(const json_t *o, struct bx_pending_approval *p,
-    struct bx_error *err)
-{
-	if (!json_is_object(o))
-		return bx_fail(err, "expected an object");
-	if (bx_json_check_fields(o, pending_fields, err) == -1 ||
-	    bx_json_u64(o, "approval", &p->approval, err) == -1 ||
-	    bx_msgd_id(o, "session", bx_session_id_check, &p->session, err) == -1 ||
-	    bx_msgd_id(o, "call", bx_call_id_check, &p->call, err) == -1 ||
-	    bx_msgd_string(o, "tool", &p->tool, err) == -1 ||
-	    bx_msgd_string(o, "arguments", &p->arguments, err) == -1 ||
-	    bx_msgd_id(o, "grant", bx_grant_id_check, &p->grant, err) == -1 ||
-	    bx_json_class(o, "taint", &p->taint, err) == -1 ||
-	    bx_json_time(o, "created", &p->created, err) == -1 ||
-	    bx_json_time(o, "expires", &p->expires, err) == -1)
-		return -1;
-	return 0;
-}
-
 static const char *const approval_list_fields[] = { "kind", "items", NULL };
 
 static int
 decode_approval_list(const json_t *o, struct bx_msg *m, struct bx_error *err)
 {
 	struct bx_approval_list *l = &m->approval_list;
-	json_t *items;
-	size_t i, n;
 
-	if (bx_json_check_fields(o, approval_list_fields, err) == -1 ||
-	    bx_json_array(o, "items", &items, err) == -1)
+	if (bx_json_check_fields(o, approval_list_fields, err) == -1)
 		return -1;
-	if ((n = json_array_size(items)) == 0)
-		return 0;
-	if ((l->items = calloc(n, sizeof(*l->items))) == NULL)
-		return bx_fail(err, "field \"items\": out of memory");
-	l->nitems = n;
-	for (i = 0; i < n; i++)
-		if (decode_pending(json_array_get(items, i), &l->items[i],
-		    err) == -1)
-			return bx_error_prefix(err, "field \"items\" [%zu]", i);
-	return 0;
+	return bx_msgd_pending(o, "items", &l->items, &l->nitems, err);
 }
 
-static const char *const approve_fields[] = { "kind", "approval", NULL };
+static const char *const approve_fields[] = {
+	"kind", "approval", "by", "post", NULL
+};
 
 static int
 decode_approve(const json_t *o, struct bx_msg *m, struct bx_error *err)
 {
-	if (bx_json_check_fields(o, approve_fields, err) == -1)
+	struct bx_approve *a = &m->approve;
+
+	if (bx_json_check_fields(o, approve_fields, err) == -1 ||
+	    bx_json_u64(o, "approval", &a->approval, err) == -1)
 		return -1;
-	return bx_json_u64(o, "approval", &m->approve.approval, err);
+	return bx_msgd_by_post(o, &a->by, &a->post, err);
 }
 
 static const char *const approve_result_fields[] = {
@@ -220,16 +189,19 @@ decode_approve_result(const json_t *o, struct bx_msg *m, struct bx_error *err)
 }
 
 static const char *const refuse_fields[] = {
-	"kind", "approval", "reason", NULL
+	"kind", "approval", "reason", "by", "post", NULL
 };
 
 static int
 decode_refuse(const json_t *o, struct bx_msg *m, struct bx_error *err)
 {
+	struct bx_refuse *r = &m->refuse;
+
 	if (bx_json_check_fields(o, refuse_fields, err) == -1 ||
-	    bx_json_u64(o, "approval", &m->refuse.approval, err) == -1)
+	    bx_json_u64(o, "approval", &r->approval, err) == -1 ||
+	    bx_msgd_string_or_null(o, "reason", &r->reason, err) == -1)
 		return -1;
-	return bx_msgd_string_or_null(o, "reason", &m->refuse.reason, err);
+	return bx_msgd_by_post(o, &r->by, &r->post, err);
 }
 
 static const char *const grants_report_fields[] = {
@@ -375,6 +347,8 @@ static int (*const decoders[BX_MSG_MAX])(const json_t *, struct bx_msg *,
 	[BX_MSG_BROKER_STATUS] = bx_msgd_broker_status,
 	[BX_MSG_LIST_GRANTS] = decode_empty,
 	[BX_MSG_GRANT_LIST] = bx_msgd_grant_list,
+	[BX_MSG_APPROVALS_WAIT] = bx_msgd_approvals_wait,
+	[BX_MSG_APPROVAL_CHANGES] = bx_msgd_approval_changes,
 };
 
 int

@@ -8,6 +8,7 @@
 
 #include "proto/frame.h"
 #include "proto/json.h"
+#include "proto/message_bridge_codec.h"
 #include "proto/message_console_codec.h"
 #include "proto/message_encode.h"
 #include "proto/message_names.h"
@@ -72,46 +73,11 @@ encode_empty(const struct bx_msg *m, json_t *o, struct bx_error *err)
 	return 0;
 }
 
-static json_t *
-pending_new(const struct bx_pending_approval *p, struct bx_error *err)
-{
-	json_t *o = json_object();
-
-	if (o == NULL) {
-		bx_fail(err, "out of memory");
-		return NULL;
-	}
-	if (bx_json_set(o, "approval", bx_json_u64_new(p->approval),
-	    err) == -1 ||
-	    bx_json_set(o, "session", json_string(p->session), err) == -1 ||
-	    bx_json_set(o, "call", json_string(p->call), err) == -1 ||
-	    bx_json_set(o, "tool", json_string(p->tool), err) == -1 ||
-	    bx_json_set(o, "arguments", json_string(p->arguments), err) == -1 ||
-	    bx_json_set(o, "grant", json_string(p->grant), err) == -1 ||
-	    bx_json_set(o, "taint", bx_msge_name(bx_class_name(p->taint)),
-	    err) == -1 ||
-	    bx_json_set(o, "created", bx_json_time_new(p->created), err) == -1 ||
-	    bx_json_set(o, "expires", bx_json_time_new(p->expires), err) == -1) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
 static int
 encode_approval_list(const struct bx_msg *m, json_t *o, struct bx_error *err)
 {
-	const struct bx_approval_list *l = &m->approval_list;
-	json_t *a = json_array();
-	size_t i;
-
-	if (bx_json_set(o, "items", a, err) == -1)
-		return -1;
-	for (i = 0; i < l->nitems; i++)
-		if (bx_msge_append(a, pending_new(&l->items[i], err), "items", i,
-		    err) == -1)
-			return -1;
-	return 0;
+	return bx_msge_pending(o, "items", m->approval_list.items,
+	    m->approval_list.nitems, err);
 }
 
 static int
@@ -124,8 +90,10 @@ encode_grants_report(const struct bx_msg *m, json_t *o, struct bx_error *err)
 static int
 encode_approve(const struct bx_msg *m, json_t *o, struct bx_error *err)
 {
-	return bx_json_set(o, "approval", bx_json_u64_new(m->approve.approval),
-	    err);
+	if (bx_json_set(o, "approval", bx_json_u64_new(m->approve.approval),
+	    err) == -1)
+		return -1;
+	return bx_msge_by_post(o, m->approve.by, m->approve.post, err);
 }
 
 static int
@@ -141,8 +109,10 @@ encode_refuse(const struct bx_msg *m, json_t *o, struct bx_error *err)
 	if (bx_json_set(o, "approval", bx_json_u64_new(m->refuse.approval),
 	    err) == -1)
 		return -1;
-	return bx_json_set(o, "reason", bx_json_string_new(m->refuse.reason),
-	    err);
+	if (bx_json_set(o, "reason", bx_json_string_new(m->refuse.reason),
+	    err) == -1)
+		return -1;
+	return bx_msge_by_post(o, m->refuse.by, m->refuse.post, err);
 }
 
 static int
@@ -241,6 +211,8 @@ static int (*const encoders[BX_MSG_MAX])(const struct bx_msg *, json_t *,
 	[BX_MSG_BROKER_STATUS] = bx_msge_broker_status,
 	[BX_MSG_LIST_GRANTS] = encode_empty,
 	[BX_MSG_GRANT_LIST] = bx_msge_grant_list,
+	[BX_MSG_APPROVALS_WAIT] = bx_msge_approvals_wait,
+	[BX_MSG_APPROVAL_CHANGES] = bx_msge_approval_changes,
 };
 
 int

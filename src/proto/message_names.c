@@ -9,7 +9,7 @@ static const char *kind_names[BX_MSG_MAX] = {
 	"approve", "approve_result", "refuse", "ok", "check_grants",
 	"grants_report", "error", "chat", "turn_event", "sessions",
 	"session_list", "explain", "explanation", "status", "broker_status",
-	"list_grants", "grant_list",
+	"list_grants", "grant_list", "approvals_wait", "approval_changes",
 };
 
 static const char *status_names[BX_STATUS_MAX] = {
@@ -25,6 +25,16 @@ static const char *event_names[BX_EVENT_MAX] = {
 	"started", "text", "tool_call", "tool_result", "approval_pending",
 	"done", "error", "text_delta", "tool_running",
 };
+
+static const char *end_names[BX_END_MAX] = {
+	"approved", "refused", "expired", "abandoned", "forgotten",
+};
+
+const char *
+bx_end_name(enum bx_end e)
+{
+	return e < BX_END_MAX ? end_names[e] : "?";
+}
 
 const char *
 bx_msg_kind_name(enum bx_msg_kind k)

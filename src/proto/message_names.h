@@ -16,6 +16,7 @@ const char	*bx_status_name(enum bx_status);
 bool		 bx_status_is_final(enum bx_status);
 const char	*bx_code_name(enum bx_code);
 const char	*bx_event_name(enum bx_event);
+const char	*bx_end_name(enum bx_end);
 
 /* Whether the frame ends its answer ("final": true on the wire). */
 bool	bx_msg_is_final(const struct bx_msg *);

@@ -103,3 +103,73 @@ bx_msgd_problems(const json_t *o, const char *key,
 			    i);
 	return 0;
 }
+
+static const char *const pending_fields[] = {
+	"approval", "session", "call", "tool", "arguments", "grant", "taint",
+	"created", "expires", NULL
+};
+
+static int
+decode_pending(const json_t *o, struct bx_pending_approval *p,
+    struct bx_error *err)
+{
+	if (!json_is_object(o))
+		return bx_fail(err, "expected an object");
+	if (bx_json_check_fields(o, pending_fields, err) == -1 ||
+	    bx_json_u64(o, "approval", &p->approval, err) == -1 ||
+	    bx_msgd_id(o, "session", bx_session_id_check, &p->session, err) == -1 ||
+	    bx_msgd_id(o, "call", bx_call_id_check, &p->call, err) == -1 ||
+	    bx_msgd_string(o, "tool", &p->tool, err) == -1 ||
+	    bx_msgd_string(o, "arguments", &p->arguments, err) == -1 ||
+	    bx_msgd_id(o, "grant", bx_grant_id_check, &p->grant, err) == -1 ||
+	    bx_json_class(o, "taint", &p->taint, err) == -1 ||
+	    bx_json_time(o, "created", &p->created, err) == -1 ||
+	    bx_json_time(o, "expires", &p->expires, err) == -1)
+		return -1;
+	return 0;
+}
+
+int
+bx_msgd_pending(const json_t *o, const char *key,
+    struct bx_pending_approval **ret, size_t *ret_n, struct bx_error *err)
+{
+	json_t *items;
+	size_t i, n;
+
+	if (bx_json_array(o, key, &items, err) == -1)
+		return -1;
+	if ((n = json_array_size(items)) == 0)
+		return 0;
+	if ((*ret = calloc(n, sizeof(**ret))) == NULL)
+		return bx_fail(err, "field \"%s\": out of memory", key);
+	*ret_n = n;
+	for (i = 0; i < n; i++)
+		if (decode_pending(json_array_get(items, i), &(*ret)[i],
+		    err) == -1)
+			return bx_error_prefix(err, "field \"%s\" [%zu]", key,
+			    i);
+	return 0;
+}
+
+/* A Mattermost id at key, or null. */
+static int
+mattermost_id_or_null(const json_t *o, const char *key, char **ret,
+    struct bx_error *err)
+{
+	const char *s;
+
+	if (bx_json_string_or_null(o, key, &s, err) == -1)
+		return -1;
+	if (s == NULL)
+		return 0;
+	return bx_msgd_id(o, key, bx_mattermost_id_check, ret, err);
+}
+
+int
+bx_msgd_by_post(const json_t *o, char **by, char **post,
+    struct bx_error *err)
+{
+	if (mattermost_id_or_null(o, "by", by, err) == -1)
+		return -1;
+	return mattermost_id_or_null(o, "post", post, err);
+}

@@ -27,4 +27,15 @@ int	bx_msgd_one_of(const json_t *o, const char *key,
 int	bx_msgd_problems(const json_t *o, const char *key,
 	    struct bx_grant_problem **ret, size_t *ret_n, struct bx_error *);
 
+/* An array of PendingApproval at key. */
+int	bx_msgd_pending(const json_t *o, const char *key,
+	    struct bx_pending_approval **ret, size_t *ret_n, struct bx_error *);
+/*
+ * An answer's "by" and "post": each a Mattermost id, or null (absent is
+ * null). That they come together is brokerd's to check: which socket the
+ * answer came on decides whether they must.
+ */
+int	bx_msgd_by_post(const json_t *o, char **by, char **post,
+	    struct bx_error *);
+
 #endif

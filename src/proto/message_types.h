@@ -35,6 +35,8 @@ enum bx_msg_kind {
 	BX_MSG_BROKER_STATUS,
 	BX_MSG_LIST_GRANTS,
 	BX_MSG_GRANT_LIST,
+	BX_MSG_APPROVALS_WAIT,		/* the bridge (issue 42) */
+	BX_MSG_APPROVAL_CHANGES,
 	BX_MSG_MAX
 };
 
@@ -127,13 +129,63 @@ struct bx_grants_report {
 	size_t			 nproblems;
 };
 
+/*
+ * An answer's by and post: the Mattermost user and post it came from,
+ * both given (bridge.sock) or both NULL (admin.sock: the terminal).
+ */
 struct bx_approve {
 	uint64_t	 approval;
+	char		*by;		/* a Mattermost user id, or NULL */
+	char		*post;		/* a Mattermost post id, or NULL */
 };
 
 struct bx_refuse {
 	uint64_t	 approval;
 	char		*reason;	/* the owner's text, or NULL */
+	char		*by;
+	char		*post;
+};
+
+/* The most approvals an approvals_wait can name: brokerd's APPROVALS_MAX. */
+#define BX_WAIT_KNOWN_MAX	1024
+/* The longest an approvals_wait may be held. */
+#define BX_WAIT_MAX_MS		60000
+
+/*
+ * Wait until the pending approvals are no longer exactly known (approval
+ * ids), or timeout_ms passed.
+ */
+struct bx_approvals_wait {
+	uint64_t	*known;
+	size_t		 nknown;
+	int64_t		 timeout_ms;	/* 0 to BX_WAIT_MAX_MS */
+};
+
+/* How an approval that was pending ended. */
+enum bx_end {
+	BX_END_APPROVED,
+	BX_END_REFUSED,
+	BX_END_EXPIRED,
+	BX_END_ABANDONED,	/* its call went away, or brokerd stopped */
+	BX_END_FORGOTTEN,	/* brokerd no longer knows (restart, too old) */
+	BX_END_MAX
+};
+
+struct bx_ended_approval {
+	uint64_t		 approval;
+	enum bx_end		 end;
+	char			*by;		/* NULL: not from Mattermost */
+	char			*post;
+	bool			 has_outcome;	/* false: null */
+	struct bx_outcome	 outcome;	/* what the Approval record says */
+};
+
+/* An approvals_wait's answer: what is pending now, and what ended of known. */
+struct bx_approval_changes {
+	struct bx_pending_approval	*items;
+	size_t				 nitems;
+	struct bx_ended_approval	*ended;
+	size_t				 nended;
 };
 
 struct bx_error_msg {
@@ -264,6 +316,8 @@ struct bx_msg {
 		struct bx_explanation	 explanation;
 		struct bx_broker_status	 broker_status;
 		struct bx_grant_list	 grant_list;
+		struct bx_approvals_wait approvals_wait;
+		struct bx_approval_changes approval_changes;
 	};
 };
 

@@ -25,4 +25,11 @@ int	bx_msge_problems(json_t *o, const char *key,
 int	bx_msge_strings(json_t *o, const char *key, char *const *list,
 	    size_t n, struct bx_error *);
 
+/* Sets key to an array of PendingApproval. */
+int	bx_msge_pending(json_t *o, const char *key,
+	    const struct bx_pending_approval *, size_t n, struct bx_error *);
+/* Sets an answer's "by" and "post" (NULL: null). */
+int	bx_msge_by_post(json_t *o, const char *by, const char *post,
+	    struct bx_error *);
+
 #endif

@@ -344,6 +344,23 @@ bx_grant_id_check(const char *s, struct bx_error *err)
 	return id_check("grant id", s, lower_digit_dash, "[a-z0-9-]", err);
 }
 
+int
+bx_mattermost_id_check(const char *s, struct bx_error *err)
+{
+	size_t i, len = strlen(s);
+
+	if (len != BX_MATTERMOST_ID_LEN)
+		return bx_fail(err, "a Mattermost id is exactly %d characters "
+		    "of [a-z0-9], not %zu", BX_MATTERMOST_ID_LEN, len);
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= '0' && s[i] <= '9')))
+			return bx_fail(err, "a Mattermost id is made of "
+			    "[a-z0-9]; it has another character at position "
+			    "%zu", i + 1);
+	return 0;
+}
+
 /* The stem of a file under secrets/ (a secret is named like a grant). */
 int
 bx_secret_name_check(const char *s, struct bx_error *err)

@@ -67,6 +67,15 @@ int	bx_call_id_check(const char *, struct bx_error *);
 int	bx_grant_id_check(const char *, struct bx_error *);
 int	bx_secret_name_check(const char *, struct bx_error *);
 
+/*
+ * A Mattermost user or post id, as the bridge reports who answered an
+ * approval and in which post: exactly BX_MATTERMOST_ID_LEN characters of
+ * [a-z0-9].
+ */
+#define BX_MATTERMOST_ID_LEN	26
+
+int	bx_mattermost_id_check(const char *, struct bx_error *);
+
 /* The four tools a grant or a tool_request can name. */
 enum bx_tool {
 	BX_TOOL_READ_FILE,

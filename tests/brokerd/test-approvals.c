@@ -65,11 +65,11 @@ static void *
 waiter_run(void *arg)
 {
 	struct waiter *w = arg;
-	const char *reason = NULL;
+	struct approvals_from from;
 
-	w->got = approvals_wait(w->t, w->a, waiter_gone, w, &reason);
+	w->got = approvals_wait(w->t, w->a, waiter_gone, w, &from);
 	snprintf(w->reason, sizeof(w->reason), "%s",
-	    reason == NULL ? "(none)" : reason);
+	    from.reason == NULL ? "(none)" : from.reason);
 	approvals_finish(w->t, w->a, &w->post);
 	return NULL;
 }
@@ -136,7 +136,7 @@ test_refuse_carries_the_reason(void **state)
 	w.post.reason = BX_DENY_APPROVAL_REFUSED;
 	start(&w, t, 7, &th);
 	assert_int_equal(approvals_answer(t, 7, APPROVALS_REFUSED,
-	    "not now", &out, &err), 0);
+	    &(struct approvals_from){ "not now", NULL, NULL }, &out, &err), 0);
 	pthread_join(th, NULL);
 	assert_int_equal(w.got, APPROVALS_REFUSED);
 	assert_string_equal(w.reason, "not now");
@@ -165,7 +165,7 @@ test_expire_wakes_the_waiter(void **state)
 	struct approval *a1, *a2;
 	struct bx_outcome none = { BX_OUTCOME_DENIED, BX_DENY_APPROVAL_EXPIRED };
 	struct bx_error err;
-	const char *reason;
+	struct approvals_from reason;
 
 	(void)state;
 	assert_non_null(a1 = approvals_add(t, &early, &err));
@@ -222,7 +222,7 @@ hammer_run(void *arg)
 	struct approvals_item it;
 	struct approval *a;
 	struct bx_error err;
-	const char *reason;
+	struct approvals_from reason;
 	uint64_t id = 1000;
 	bool stop = false;
 
@@ -302,7 +302,7 @@ test_list_copies_pending_oldest_first(void **state)
 	struct bx_outcome none = { BX_OUTCOME_DENIED, BX_DENY_APPROVAL_EXPIRED };
 	struct approval *ea, *eb;
 	struct bx_error err;
-	const char *reason;
+	struct approvals_from reason;
 	size_t n;
 
 	(void)state;

@@ -58,6 +58,8 @@ test_defaults(void **state)
 	    "/var/lib/boxmaker/run/loop-broker/broker.sock");
 	assert_string_equal(c->c_admin_socket,
 	    "/var/lib/boxmaker/run/owner-broker/admin.sock");
+	assert_string_equal(c->c_bridge_socket,
+	    "/var/lib/boxmaker/run/bridge-broker/bridge.sock");
 	assert_int_equal(c->c_ttl_ms, 900000);
 	config_free(c);
 	config_free(NULL);
@@ -95,11 +97,13 @@ test_every_key(void **state)
 	(void)state;
 	c = parse("[paths]\nhome = \"/h\"\ngrants = \"/etc/boxmaker/grants\"\n"
 	    "[sockets]\nbroker = \"/run/b.sock\"\nadmin = \"/run/a.sock\"\n"
+	    "bridge = \"/run/m.sock\"\n"
 	    "[approvals]\nttl_ms = 100\n", NULL);
 	assert_string_equal(c->c_home, "/h");
 	assert_string_equal(c->c_grants, "/etc/boxmaker/grants");
 	assert_string_equal(c->c_broker_socket, "/run/b.sock");
 	assert_string_equal(c->c_admin_socket, "/run/a.sock");
+	assert_string_equal(c->c_bridge_socket, "/run/m.sock");
 	assert_int_equal(c->c_ttl_ms, 100);
 	config_free(c);
 }
@@ -142,6 +146,9 @@ test_errors(void **state)
 	/* A home whose default socket would be too long says so. */
 	snprintf(text, sizeof(text), "[paths]\nhome = \"/%090d\"\n", 0);
 	refused(text, "sockets.broker (by default /");
+	/* bridge.sock's default is the longest: the first one too long. */
+	snprintf(text, sizeof(text), "[paths]\nhome = \"/%077d\"\n", 0);
+	refused(text, "sockets.bridge (by default /");
 }
 
 /* A BOXMAKER_HOME that is no path fails the load, naming it. */

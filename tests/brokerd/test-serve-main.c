@@ -49,6 +49,7 @@ struct home {
 	char	 config[4096];
 	char	 broker[4096];
 	char	 admin[4096];
+	char	 bridge[4096];
 	char	 errs[4096];
 	pid_t	 pid;
 };
@@ -74,6 +75,8 @@ make_home(struct home *h)
 	    h->dir);
 	snprintf(h->admin, sizeof(h->admin), "%s/run/owner-broker/admin.sock",
 	    h->dir);
+	snprintf(h->bridge, sizeof(h->bridge),
+	    "%s/run/bridge-broker/bridge.sock", h->dir);
 	snprintf(h->errs, sizeof(h->errs), "%s/stderr", h->dir);
 	snprintf(text, sizeof(text), "[paths]\nhome = \"%s\"\ngrants = \"%s\"\n\n"
 	    "[sockets]\nbroker = \"%s\"\nadmin = \"%s\"\n\n"
@@ -120,24 +123,6 @@ sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Starts brokerd and waits until it serves on both sockets. */
-static void
-start(struct home *h)
-{
-	struct stat st;
-	int waited = 0, status;
-
-	h->pid = spawn(h, NULL);
-	while (stat(h->broker, &st) == -1 || stat(h->admin, &st) == -1) {
-		if (waitpid(h->pid, &status, WNOHANG) == h->pid)
-			fail_msg("brokerd exited before serving (see %s)",
-			    h->errs);
-		if ((waited += 10) > WAIT_MS)
-			fail_msg("brokerd did not start serving");
-		sleep_ms(10);
-	}
-}
-
 static bool
 errs_contain(struct home *h, const char *text)
 {
@@ -151,6 +136,46 @@ errs_contain(struct home *h, const char *text)
 	fclose(fp);
 	buf[n] = '\0';
 	return strstr(buf, text) != NULL;
+}
+
+/* How many times brokerd said it serves, in stderr so far. */
+static size_t
+serving_lines(struct home *h)
+{
+	char buf[65536], *p;
+	size_t n, count = 0;
+	FILE *fp;
+
+	if ((fp = fopen(h->errs, "r")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	for (p = buf; (p = strstr(p, "brokerd: serving on ")) != NULL; p++)
+		count++;
+	return count;
+}
+
+/*
+ * Starts brokerd and waits until it says it serves: its sockets are made
+ * and the jails' ACL entries given (stderr is kept across starts, hence
+ * the count).
+ */
+static void
+start(struct home *h)
+{
+	size_t before = serving_lines(h);
+	int waited = 0, status;
+
+	h->pid = spawn(h, NULL);
+	while (serving_lines(h) == before) {
+		if (waitpid(h->pid, &status, WNOHANG) == h->pid)
+			fail_msg("brokerd exited before serving (see %s)",
+			    h->errs);
+		if ((waited += 10) > WAIT_MS)
+			fail_msg("brokerd did not start serving");
+		sleep_ms(10);
+	}
 }
 
 /* Verifies the audit log; counts records of each type into counts. */
@@ -227,6 +252,37 @@ expect_jail_entries(struct home *h)
 	assert_false(bx_acl_allows(h->admin, id.ji_uid, BX_ACL_WRITE));
 	snprintf(dir, sizeof(dir), "%s/run/owner-broker", h->dir);
 	assert_false(bx_acl_allows(dir, id.ji_uid, BX_ACL_EXEC));
+	assert_false(bx_acl_allows(h->bridge, id.ji_uid, BX_ACL_WRITE));
+}
+
+/*
+ * bridge.sock, made by default under the home, is 0600 but for the mask of
+ * the bridge's jail uid's ACL entry, when that uid is known; else brokerd
+ * says bridge.sock serves its own uid only, and serves the rest as ever.
+ */
+static void
+expect_bridge_entries(struct home *h)
+{
+	struct bx_jail_id id;
+	struct bx_error err;
+	char dir[4096];
+	struct stat st;
+
+	assert_int_equal(stat(h->bridge, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 0707, 0600);
+	if (bx_jail_identity_of(BX_JAIL_BRIDGE, geteuid(), &id, &err) == -1) {
+		assert_true(errs_contain(h, "the bridge's jail uid is unknown, "
+		    "so bridge.sock serves uid"));
+		assert_int_equal(st.st_mode & 0777, 0600);
+		return;
+	}
+	assert_true(bx_acl_allows(h->bridge, id.ji_uid,
+	    BX_ACL_READ | BX_ACL_WRITE));
+	snprintf(dir, sizeof(dir), "%s/run/bridge-broker", h->dir);
+	assert_true(bx_acl_allows(dir, id.ji_uid, BX_ACL_EXEC));
+	assert_false(bx_acl_allows(h->admin, id.ji_uid, BX_ACL_WRITE));
+	assert_false(bx_acl_allows(h->broker, id.ji_uid, BX_ACL_WRITE));
 }
 
 static void
@@ -245,6 +301,7 @@ test_serves_both_sockets_and_stops_cleanly(void **state)
 	make_home(&h);
 	start(&h);
 	expect_jail_entries(&h);
+	expect_bridge_entries(&h);
 	assert_true(errs_contain(&h, "brokerd: serving on"));
 
 	/* auto: M3a's runner refuses, and loopd hears failed. */

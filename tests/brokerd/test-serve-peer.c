@@ -9,6 +9,10 @@
  *			any other refused, even with the modes open
  *	broker.sock	the jail uid and root served; any other refused; with
  *			no jail uid known, only brokerd's own
+ *	bridge.sock	the bridge's uid and root served; loopd's jail uid and
+ *			any other refused; with no bridge uid known, only
+ *			brokerd's own; a served bridge still gets forbidden
+ *			for any kind but its four
  *
  * A refusal is error forbidden, sent before anything of the client's is
  * read, and printed once for two attempts of the same uid.
@@ -31,11 +35,15 @@
 
 #define JAIL_UID	4242
 #define OTHER_UID	4343
+#define BRIDGE_UID	4444
 
 #define TOOL_REQUEST	"{\"kind\":\"tool_request\",\"session\":\"s1\"," \
 			"\"call\":\"c1\",\"tool\":\"read_file\"," \
 			"\"arguments\":\"{\\\"path\\\":\\\"/docs/a\\\"}\"}\n"
 #define APPROVALS	"{\"kind\":\"approvals\"}\n"
+#define CHECK_GRANTS	"{\"kind\":\"check_grants\"}\n"
+#define WAIT_NONE	"{\"kind\":\"approvals_wait\",\"known\":[]," \
+			"\"timeout_ms\":0}\n"
 
 struct pfix {
 	struct bfix	*f;
@@ -43,6 +51,7 @@ struct pfix {
 	pthread_t	 thread;
 	char		 broker[4096];
 	char		 admin[4096];
+	char		 bridge[4096];
 	int		 rc;
 };
 
@@ -56,7 +65,10 @@ serve_thread(void *arg)
 	return NULL;
 }
 
-/* A server whose broker.sock serves JAIL_UID when jailed is true. */
+/*
+ * A server whose broker.sock serves JAIL_UID and whose bridge.sock serves
+ * BRIDGE_UID when jailed is true.
+ */
 static struct pfix *
 start(bool jailed)
 {
@@ -71,19 +83,25 @@ start(bool jailed)
 	    x->f->home);
 	snprintf(x->admin, sizeof(x->admin), "%s/run/owner-broker/admin.sock",
 	    x->f->home);
+	snprintf(x->bridge, sizeof(x->bridge),
+	    "%s/run/bridge-broker/bridge.sock", x->f->home);
 	memset(&sc, 0, sizeof(sc));
 	sc.broker_socket = x->broker;
 	sc.admin_socket = x->admin;
+	sc.bridge_socket = x->bridge;
 	sc.broker = x->f->broker;
 	/* Long: a check that waited for the first frame would show. */
 	sc.read_timeout_ms = 60000;
 	sc.stop_fd = -1;
 	sc.has_loop_uid = jailed;
 	sc.loop_uid = JAIL_UID;
+	sc.has_bridge_uid = jailed;
+	sc.bridge_uid = BRIDGE_UID;
 	if ((x->s = serve_new(&sc, &err)) == NULL)
 		fail_msg("serve_new: %s", err.msg);
 	peer_open_modes(x->f->home, x->broker);
 	peer_open_modes(x->f->home, x->admin);
+	peer_open_modes(x->f->home, x->bridge);
 	assert_int_equal(pthread_create(&x->thread, NULL, serve_thread, x), 0);
 	return x;
 }
@@ -193,6 +211,77 @@ test_broker_sock_without_the_jail_uid(void **state)
 }
 
 /*
+ * bridge.sock serves the bridge's uid and brokerd's own; loopd's jail uid
+ * and any other are refused before a byte is read; the bridge reaches
+ * neither admin.sock nor broker.sock. Served, it is still forbidden every
+ * kind but its four.
+ */
+static void
+test_bridge_sock_serves_the_bridge_uid_only(void **state)
+{
+	struct pfix *x = start(true);
+	struct bx_msg *m;
+
+	(void)state;
+	m = peer_exchange(BRIDGE_UID, x->bridge, APPROVALS);
+	assert_int_equal(m->kind, BX_MSG_APPROVAL_LIST);
+	bx_msg_free(m);
+	m = peer_exchange(BRIDGE_UID, x->bridge, WAIT_NONE);
+	assert_int_equal(m->kind, BX_MSG_APPROVAL_CHANGES);
+	bx_msg_free(m);
+	peer_expect_forbidden(peer_exchange(JAIL_UID, x->bridge, APPROVALS),
+	    "bridge.sock", JAIL_UID);
+	peer_expect_forbidden(peer_exchange(OTHER_UID, x->bridge, NULL),
+	    "bridge.sock", OTHER_UID);
+	assert_true(bfix_logged(x->f, "bridge.sock serves only uids 4444 and "
+	    "0; see docs/runbook.md#socket-forbidden"));
+	peer_expect_forbidden(peer_exchange(BRIDGE_UID, x->admin, APPROVALS),
+	    "admin.sock", BRIDGE_UID);
+	peer_expect_forbidden(peer_exchange(BRIDGE_UID, x->broker,
+	    TOOL_REQUEST), "broker.sock", BRIDGE_UID);
+	/* Served, but not for these: forbidden, logged, nothing decided. */
+	m = peer_exchange(BRIDGE_UID, x->bridge, TOOL_REQUEST);
+	assert_int_equal(m->kind, BX_MSG_ERROR);
+	assert_int_equal(m->error.code, BX_CODE_FORBIDDEN);
+	bx_msg_free(m);
+	m = peer_exchange(BRIDGE_UID, x->bridge, CHECK_GRANTS);
+	assert_int_equal(m->error.code, BX_CODE_FORBIDDEN);
+	bx_msg_free(m);
+	assert_true(bfix_logged(x->f, "serve: a tool_request message on "
+	    "bridge.sock"));
+	assert_true(bfix_logged(x->f, "serve: a check_grants message on "
+	    "bridge.sock"));
+	assert_int_equal(recording_count(&x->f->rec), 0);
+	/* brokerd's own uid (root here) is served too. */
+	m = one(x->bridge, bx_msg_new(BX_MSG_APPROVALS));
+	assert_int_equal(m->kind, BX_MSG_APPROVAL_LIST);
+	bx_msg_free(m);
+	assert_int_equal(refusals(x, "bridge.sock", BRIDGE_UID), 0);
+	stop(x);
+}
+
+/* Without the bridge's uid, bridge.sock fails closed: brokerd's own only. */
+static void
+test_bridge_sock_without_the_bridge_uid(void **state)
+{
+	struct pfix *x = start(false);
+	struct bx_msg *m;
+
+	(void)state;
+	peer_expect_forbidden(peer_exchange(BRIDGE_UID, x->bridge, APPROVALS),
+	    "bridge.sock", BRIDGE_UID);
+	assert_int_equal(refusals(x, "bridge.sock", BRIDGE_UID), 1);
+	m = one(x->bridge, bx_msg_new(BX_MSG_APPROVALS));
+	assert_int_equal(m->kind, BX_MSG_APPROVAL_LIST);
+	bx_msg_free(m);
+	/* The other sockets are served as ever. */
+	m = one(x->admin, bx_msg_new(BX_MSG_APPROVALS));
+	assert_int_equal(m->kind, BX_MSG_APPROVAL_LIST);
+	bx_msg_free(m);
+	stop(x);
+}
+
+/*
  * The refusal comes before any read: a client that sends nothing gets it
  * at once, not after the first-frame deadline (a minute here).
  */
@@ -225,6 +314,10 @@ main(void)
 		cmocka_unit_test_setup(test_broker_sock_without_the_jail_uid,
 		    need_root),
 		cmocka_unit_test_setup(test_refused_before_the_first_frame,
+		    need_root),
+		cmocka_unit_test_setup(
+		    test_bridge_sock_serves_the_bridge_uid_only, need_root),
+		cmocka_unit_test_setup(test_bridge_sock_without_the_bridge_uid,
 		    need_root),
 	};
 

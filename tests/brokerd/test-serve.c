@@ -44,6 +44,7 @@ struct sfix {
 	pthread_t	 thread;
 	char		 broker[4096];
 	char		 admin[4096];
+	char		 bridge[4096];
 	int		 rc;
 };
 
@@ -74,9 +75,12 @@ start_budget(int64_t ttl_ms, size_t max_connections, size_t max_calls,
 	    x->f->home);
 	snprintf(x->admin, sizeof(x->admin), "%s/run/owner-broker/admin.sock",
 	    x->f->home);
+	snprintf(x->bridge, sizeof(x->bridge),
+	    "%s/run/bridge-broker/bridge.sock", x->f->home);
 	memset(&sc, 0, sizeof(sc));
 	sc.broker_socket = x->broker;
 	sc.admin_socket = x->admin;
+	sc.bridge_socket = x->bridge;
 	sc.broker = x->f->broker;
 	sc.max_connections = max_connections;
 	sc.max_calls = max_calls;
@@ -109,6 +113,7 @@ stop(struct sfix *x)
 	/* Stopped: the sockets are gone. */
 	assert_int_equal(stat(x->broker, &st), -1);
 	assert_int_equal(stat(x->admin, &st), -1);
+	assert_int_equal(stat(x->bridge, &st), -1);
 	serve_free(x->s);
 	bfix_free(x->f);
 	free(x);
@@ -196,6 +201,12 @@ test_modes(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(stat(x->admin, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(stat(x->bridge, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0600);
+	snprintf(dir, sizeof(dir), "%s/run/bridge-broker", x->f->home);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
 	snprintf(dir, sizeof(dir), "%s/run/loop-broker", x->f->home);
 	assert_int_equal(stat(dir, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0700);

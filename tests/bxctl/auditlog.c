@@ -109,13 +109,24 @@ alog_approval(struct alog *l, const char *session, const char *call,
     uint64_t decision, enum bx_answer answer, const char *reason,
     enum bx_outcome_kind kind, enum bx_deny deny)
 {
+	return alog_approval_from(l, session, call, decision, answer, reason,
+	    kind, deny, answer == BX_ANSWER_EXPIRED ? NULL : "bxctl", NULL);
+}
+
+uint64_t
+alog_approval_from(struct alog *l, const char *session, const char *call,
+    uint64_t decision, enum bx_answer answer, const char *reason,
+    enum bx_outcome_kind kind, enum bx_deny deny, const char *by,
+    const char *post)
+{
 	struct bx_audit_event ev = { .type = BX_AUDIT_APPROVAL };
 
 	ev.approval.session = session;
 	ev.approval.call = call;
 	ev.approval.decision = decision;
 	ev.approval.answer = answer;
-	ev.approval.by = answer == BX_ANSWER_EXPIRED ? NULL : "bxctl";
+	ev.approval.by = by;
+	ev.approval.post = post;
 	ev.approval.reason = reason;
 	ev.approval.outcome.kind = kind;
 	ev.approval.outcome.reason = deny;

@@ -43,10 +43,15 @@ void		alog_raw(struct alog *, const char *bytes, size_t len);
 uint64_t	alog_decision(struct alog *, const char *session,
 		    const char *call, const char *tool, const char *arguments,
 		    enum bx_outcome_kind, enum bx_deny, const char *grant);
-/* An Approval of decision, with the re-decision outcome. */
+/* An Approval of decision, with the re-decision outcome, by bxctl. */
 uint64_t	alog_approval(struct alog *, const char *session,
 		    const char *call, uint64_t decision, enum bx_answer,
 		    const char *reason, enum bx_outcome_kind, enum bx_deny);
+/* The same, answered in Mattermost by the user by, in the post post. */
+uint64_t	alog_approval_from(struct alog *, const char *session,
+		    const char *call, uint64_t decision, enum bx_answer,
+		    const char *reason, enum bx_outcome_kind, enum bx_deny,
+		    const char *by, const char *post);
 /* A Result of decision. */
 uint64_t	alog_result(struct alog *, const char *session,
 		    const char *call, uint64_t decision, enum bx_result_status,

@@ -203,6 +203,13 @@ optional_field(const json_t *root, const char *outer, const char *key)
 	} opt[] = {
 		{ "chat", NULL, "session" },
 		{ "refuse", NULL, "reason" },
+		{ "approve", NULL, "by" },
+		{ "approve", NULL, "post" },
+		{ "refuse", NULL, "by" },
+		{ "refuse", NULL, "post" },
+		{ "approval_changes", "ended", "by" },
+		{ "approval_changes", "ended", "post" },
+		{ "approval_changes", "ended", "outcome" },
 		{ "grants_report", "problems", "line" },
 		{ "grant_list", "problems", "line" },
 		{ "explanation", "problems", "line" },
@@ -356,7 +363,8 @@ test_refusals(void **state)
 		/* The nested objects: PendingApproval, GrantProblem,
 		 * DecisionRecord. */
 		json_object_foreach(root, key, v) {
-			if ((json_is_array(v) && json_array_size(v) > 0) ||
+			if ((json_is_array(v) && json_array_size(v) > 0 &&
+			    json_is_object(json_array_get(v, 0))) ||
 			    json_is_object(v)) {
 				mutate_object(fixtures[i].name, root, key);
 				nested++;
@@ -372,15 +380,48 @@ test_refusals(void **state)
 	 * console's: grant_list's and explanation-grants_invalid's first
 	 * GrantProblem, session_list's first last_call, and detail and grant
 	 * of the three explanations, with the matched path of the one that
-	 * has a grant.
+	 * has a grant; by and post of the five approves and refuses (and
+	 * refuse-mattermost's reason), and of approval_changes' first ended,
+	 * with its outcome.
 	 */
-	assert_int_equal(nabsent, 15);
+	assert_int_equal(nabsent, 29);
 }
 
 static void
 refused(const char *line, const char *needle)
 {
 	expect_refused(line, line, strlen(line), needle);
+}
+
+/* An approvals_wait names at most BX_WAIT_KNOWN_MAX approvals. */
+static void
+test_wait_known_bound(void **state)
+{
+	uint64_t known[BX_WAIT_KNOWN_MAX + 1];
+	struct bx_error err;
+	struct bx_msg *m, *back;
+	char *line;
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i <= BX_WAIT_KNOWN_MAX; i++)
+		known[i] = i + 1;
+	assert_non_null(m = bx_msg_approvals_wait(known, BX_WAIT_KNOWN_MAX,
+	    5));
+	assert_int_equal(bx_msg_encode(m, &line, &len, &err), 0);
+	assert_int_equal(bx_msg_decode(line, len, &back, &err), 0);
+	assert_int_equal(back->approvals_wait.nknown, BX_WAIT_KNOWN_MAX);
+	assert_int_equal(back->approvals_wait.known[BX_WAIT_KNOWN_MAX - 1],
+	    BX_WAIT_KNOWN_MAX);
+	bx_msg_free(back);
+	bx_msg_free(m);
+	free(line);
+	assert_non_null(m = bx_msg_approvals_wait(known,
+	    BX_WAIT_KNOWN_MAX + 1, 5));
+	assert_int_equal(bx_msg_encode(m, &line, &len, &err), 0);
+	expect_refused("1025 known", line, len, "at most 1024");
+	bx_msg_free(m);
+	free(line);
 }
 
 static void
@@ -439,6 +480,25 @@ test_refuses_values(void **state)
 	refused("{\"kind\":\"approve_result\",\"outcome\":{\"outcome\":"
 	    "\"approved\"}}", "\"outcome\"");
 	refused("{\"kind\":\"approval_list\",\"items\":[1]}", "\"items\"");
+	/* An answer's Mattermost ids: 26 of [a-z0-9], exactly. */
+	refused("{\"kind\":\"approve\",\"approval\":41,"
+	    "\"by\":\"KZ8F3Q1XWBYN5C7TDM2RE4HS6A\",\"post\":null}", "\"by\"");
+	refused("{\"kind\":\"approve\",\"approval\":41,\"by\":null,"
+	    "\"post\":\"p9w2c7dj4xkqm8rf3nt6ybz1v\"}", "\"post\"");
+	refused("{\"kind\":\"refuse\",\"approval\":41,\"reason\":null,"
+	    "\"by\":\"kz8f3q1xwbyn5c7tdm2re4hs6a0\",\"post\":null}", "\"by\"");
+	refused("{\"kind\":\"refuse\",\"approval\":41,\"reason\":null,"
+	    "\"by\":\"kz8f3q1xwbyn5c7tdm2re4hs6a\","
+	    "\"post\":\"p9w2c7dj4xkqm8rf3nt6ybz1v@\"}", "\"post\"");
+	refused("{\"kind\":\"approvals_wait\",\"known\":[],"
+	    "\"timeout_ms\":60001}", "\"timeout_ms\"");
+	refused("{\"kind\":\"approvals_wait\",\"known\":[],"
+	    "\"timeout_ms\":-1}", "\"timeout_ms\"");
+	refused("{\"kind\":\"approvals_wait\",\"known\":[1,-1],"
+	    "\"timeout_ms\":0}", "\"known\" [1]");
+	refused("{\"kind\":\"approval_changes\",\"items\":[],\"ended\":"
+	    "[{\"approval\":1,\"end\":\"maybe\",\"by\":null,\"post\":null,"
+	    "\"outcome\":null}]}", "\"end\"");
 	refused("{\"kind\":\"grants_report\",\"problems\":[{\"file\":\"f\","
 	    "\"line\":1,\"problem\":\"p\",\"problem\":\"q\"}]}", "\"problem\"");
 	refused("{\"kind\":\"error\",\"code\":\"teapot\",\"message\":\"x\"}",
@@ -710,6 +770,7 @@ main(void)
 		cmocka_unit_test(test_coverage),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_refuses_values),
+		cmocka_unit_test(test_wait_known_bound),
 		cmocka_unit_test(test_refuses_deep),
 		cmocka_unit_test(test_accepts),
 		cmocka_unit_test(test_constructors),

@@ -173,6 +173,7 @@ struct runner_sandbox_config {
 	const char			*rsc_secrets;
 	const char			*rsc_broker_socket;
 	const char			*rsc_admin_socket;
+	const char			*rsc_bridge_socket;	/* or NULL */
 	const struct broker_log		*rsc_log;	/* NULL: silent */
 };
 

@@ -300,7 +300,8 @@ runner_setup(struct runner_sandbox *rs, const struct runner_sandbox_config *c,
 	    add_protected(rs, c->rsc_config_path, true) == -1 ||
 	    add_protected(rs, c->rsc_secrets, false) == -1 ||
 	    add_protected(rs, c->rsc_broker_socket, true) == -1 ||
-	    add_protected(rs, c->rsc_admin_socket, true) == -1)
+	    add_protected(rs, c->rsc_admin_socket, true) == -1 ||
+	    add_protected(rs, c->rsc_bridge_socket, true) == -1)
 		return bx_fail(err, "runner: out of memory");
 	if (seccomp_program(&rs->rs_seccomp, &rs->rs_backend.bs_seccomp_len,
 	    err) == -1)

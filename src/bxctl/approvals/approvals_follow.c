@@ -4,7 +4,8 @@
  * the chain accepts is a new pending approval, shown as `bxctl approvals`
  * shows one (with its expiry from brokerd's list when brokerd still
  * holds it), and each Approval record is its answer: approved, refused
- * or expired, and by whom. An approval abandoned (loopd gone, brokerd
+ * or expired, and where from: at the terminal, or in Mattermost by whom
+ * and in which post (show.h). An approval abandoned (loopd gone, brokerd
  * stopped) has no record, so nothing more is said of it.
  */
 #include <inttypes.h>
@@ -106,22 +107,24 @@ static void
 answered(const struct follow *f, int64_t at, const struct bx_ev_approval *ap)
 {
 	const char *answer = bx_answer_name(ap->answer);
+	char where[128];
 	json_t *o;
 
 	if (f->json) {
-		o = json_pack("{s:s, s:I, s:s, s:s?, s:s?, s:o}", "type",
+		o = json_pack("{s:s, s:I, s:s, s:s?, s:s?, s:s?, s:o}", "type",
 		    "answer", "approval", (json_int_t)ap->decision, "answer",
-		    answer, "by", ap->by, "reason", ap->reason, "time",
-		    jsonout_time(at));
+		    answer, "by", ap->by, "post", ap->post, "reason",
+		    ap->reason, "time", jsonout_time(at));
 		if (o != NULL)
 			(void)jsonout_print(stdout, o);
 		json_decref(o);
 		return;
 	}
 	printf("%" PRIu64 "  %s", ap->decision, answer);
-	if (ap->by != NULL) {
-		fputs(" by ", stdout);
-		escape_puts(stdout, ap->by);
+	show_answered_where(ap, where, sizeof(where));
+	if (where[0] != '\0') {
+		putchar(' ');
+		escape_puts(stdout, where);
 	}
 	if (ap->reason != NULL) {
 		fputs(": ", stdout);

@@ -1,5 +1,6 @@
 /*
- * show.c: the two-line form of a pending approval (show.h).
+ * show.c: the two-line form of a pending approval, and where an answer
+ * came from (show.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -82,4 +83,21 @@ int64_t
 show_now(void)
 {
 	return bx_clock_wall_ms();
+}
+
+void
+show_answered_where(const struct bx_ev_approval *a, char *buf, size_t size)
+{
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	if (a->by == NULL)
+		return;
+	if (a->post != NULL)
+		snprintf(buf, size, "in Mattermost by %s (post %s)", a->by,
+		    a->post);
+	else if (strcmp(a->by, "bxctl") == 0)
+		snprintf(buf, size, "at the terminal");
+	else
+		snprintf(buf, size, "by %s", a->by);
 }

@@ -14,6 +14,9 @@
  * first SHOW_SESSION_MAX - 1 characters and "…". The tool and arguments
  * are printed as data (escape.h), as is every string from the peer.
  *
+ * And where an approval's answer came from, the same in `bxctl log` and
+ * `bxctl approvals --follow`.
+ *
  * Nothing here allocates; buffers are the caller's.
  */
 #ifndef BXCTL_SHOW_H
@@ -23,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "proto/audit_record.h"
 #include "proto/message.h"
 
 /* Longest session id shown whole; longer ones are cut to 9 and "…". */
@@ -42,6 +46,16 @@ void	show_session(const char *id, char *buf, size_t size);
 /* Prints the two lines for pa at time now (ms); 0, or -1 if a write failed. */
 int	show_approval(FILE *, const struct bx_pending_approval *pa,
 	    int64_t now);
+
+/*
+ * Where an Approval record's answer came from, for after its answer word:
+ * "at the terminal" (by "bxctl"), "in Mattermost by USER (post POST)" (an
+ * answer from the bridge), "by WHO" for any other answerer, and "" when no
+ * one answered (an expiry). Into buf of size bytes, not escaped: the
+ * caller prints it as data.
+ */
+void	show_answered_where(const struct bx_ev_approval *a, char *buf,
+	    size_t size);
 
 /* Now, as milliseconds since the epoch (the wall clock). */
 int64_t	show_now(void);

@@ -5,7 +5,8 @@
  *
  *	{"type":"call","time":T,"decision":SEQ,"file":F,"line":N,
  *	 "session":S,"call":C,"tool":T,"arguments":A,"outcome":O,
- *	 "reason":R,"grant":G,"taint":T,"answer":A,"by":B,"status":S,
+ *	 "reason":R,"grant":G,"taint":T,"answer":A,"by":B,"post":P,
+ *	 "status":S,
  *	 "bytes":N,"class":C,"untrusted":U,"truncated":T,"taint_after":T}
  *
  * with null where the call has no such thing (no ask, no Result). A
@@ -61,6 +62,8 @@ outcome_fields(const struct log_entry *e, const char *answer, json_t *o)
 	set(o, "answer", string_or_null(answer));
 	set(o, "by", string_or_null(e->has_approval ?
 	    e->approval.event.approval.by : NULL));
+	set(o, "post", string_or_null(e->has_approval ?
+	    e->approval.event.approval.post : NULL));
 	set(o, "status", has ? json_string(bx_result_status_name(r->status)) :
 	    NULL);
 	set(o, "bytes", has ? json_integer((json_int_t)r->bytes) : NULL);

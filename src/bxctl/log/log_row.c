@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bxctl/common/show.h"
 #include "bxctl/common/table.h"
 #include "bxctl/common/when.h"
 #include "bxctl/log/log_entry.h"
@@ -43,6 +44,7 @@ outcome_text(const struct log_entry *e, const char *answer, char *buf,
 	const struct bx_ev_approval *a = &e->approval.event.approval;
 	enum bx_deny reason;
 	bool denied = log_denied(e, &reason);
+	char where[128];
 
 	if (answer == NULL && denied)
 		snprintf(buf, size, "denied: %s", bx_deny_name(reason));
@@ -52,12 +54,14 @@ outcome_text(const struct log_entry *e, const char *answer, char *buf,
 		snprintf(buf, size, "ask: %s", answer);
 	else if (a->answer == BX_ANSWER_EXPIRED)
 		snprintf(buf, size, "ask: expired");
-	else if (a->answer == BX_ANSWER_APPROVED && denied)
-		snprintf(buf, size, "ask: approved by %s, denied: %s",
-		    a->by != NULL ? a->by : "?", bx_deny_name(reason));
-	else
-		snprintf(buf, size, "ask: %s by %s", answer,
-		    a->by != NULL ? a->by : "?");
+	else {
+		show_answered_where(a, where, sizeof(where));
+		if (a->answer == BX_ANSWER_APPROVED && denied)
+			snprintf(buf, size, "ask: approved %s, denied: %s",
+			    where, bx_deny_name(reason));
+		else
+			snprintf(buf, size, "ask: %s %s", answer, where);
+	}
 	if (denied)
 		return TABLE_RED;
 	return answer == NULL || log_ran(e) ? TABLE_GREEN : TABLE_YELLOW;

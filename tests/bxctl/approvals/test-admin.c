@@ -188,7 +188,8 @@ test_approve_runs(void **state)
 	run_admin(e, &res, "approve", "41", NULL, NULL);
 	expect(&res, 0, "approved 41: runs\n", "");
 	assert_string_equal(fake_received(e->admin, 0),
-	    "{\"kind\":\"approve\",\"approval\":41}");
+	    "{\"kind\":\"approve\",\"approval\":41,\"by\":null,"
+	    "\"post\":null}");
 	run_result_free(&res);
 
 	fake_admin_reply(e->admin, "approve", "{\"kind\":\"approve_result\","
@@ -196,7 +197,8 @@ test_approve_runs(void **state)
 	run_admin(e, &res, "approve", "9223372036854775807", NULL, NULL);
 	expect(&res, 0, "approved 9223372036854775807: runs\n", "");
 	assert_string_equal(fake_received(e->admin, 1),
-	    "{\"kind\":\"approve\",\"approval\":9223372036854775807}");
+	    "{\"kind\":\"approve\",\"approval\":9223372036854775807,"
+	    "\"by\":null,\"post\":null}");
 	run_result_free(&res);
 }
 
@@ -248,9 +250,11 @@ test_refuse(void **state)
 	expect(&res, 0, "refused 41\n", "");
 	assert_int_equal(fake_count(e->admin), 2);
 	assert_string_equal(fake_received(e->admin, 0),
-	    "{\"kind\":\"refuse\",\"approval\":41,\"reason\":\"not now\"}");
+	    "{\"kind\":\"refuse\",\"approval\":41,\"reason\":\"not now\","
+	    "\"by\":null,\"post\":null}");
 	assert_string_equal(fake_received(e->admin, 1),
-	    "{\"kind\":\"refuse\",\"approval\":41,\"reason\":null}");
+	    "{\"kind\":\"refuse\",\"approval\":41,\"reason\":null,"
+	    "\"by\":null,\"post\":null}");
 	run_result_free(&res);
 }
 

@@ -28,6 +28,8 @@
 
 #define WAIT_MS		30000
 #define HOUR_MS		3600000LL
+#define MM_USER		"kz8f3q1xwbyn5c7tdm2re4hs6a"
+#define MM_POST		"p9w2c7dj4xkqm8rf3nt6ybz1ve"
 
 struct env {
 	char		*dir;
@@ -204,9 +206,13 @@ test_follow_text(void **state)
 	    "    shell {\"n\":3}\n");
 	assert_non_null(strstr(e->buf, "\n3  "));
 	answer(e, d2, BX_ANSWER_APPROVED, NULL);
-	await(e, "3  approved by bxctl\n");
-	answer(e, d1, BX_ANSWER_REFUSED, "not now");
-	await(e, "2  refused by bxctl: not now\n");
+	await(e, "3  approved at the terminal\n");
+	/* An answer from Mattermost: by whom, in which post. */
+	alog_approval_from(&e->log, "s1", "c", d1, BX_ANSWER_REFUSED,
+	    "not now", BX_OUTCOME_DENIED, BX_DENY_APPROVAL_REFUSED, MM_USER,
+	    MM_POST);
+	await(e, "2  refused in Mattermost by " MM_USER " (post " MM_POST
+	    "): not now\n");
 	/* One brokerd no longer holds: no expiry to show. */
 	holds(e, NULL, 0);
 	d4 = ask(e, 4);
@@ -237,8 +243,13 @@ test_follow_json(void **state)
 	    "\"grant\":\"sh\",\"taint\":\"private\",\"created\":");
 	answer(e, d, BX_ANSWER_REFUSED, "no");
 	await(e, "{\"type\":\"answer\",\"approval\":0,\"answer\":\"refused\","
-	    "\"by\":\"bxctl\",\"reason\":\"no\",\"time\":\"2025-09-18T10:00:01"
-	    ".000Z\"}\n");
+	    "\"by\":\"bxctl\",\"post\":null,\"reason\":\"no\","
+	    "\"time\":\"2025-09-18T10:00:01.000Z\"}\n");
+	d = ask(e, 8);
+	alog_approval_from(&e->log, "s1", "c", d, BX_ANSWER_APPROVED, NULL,
+	    BX_OUTCOME_ALLOWED, 0, MM_USER, MM_POST);
+	await(e, "{\"type\":\"answer\",\"approval\":2,\"answer\":\"approved\","
+	    "\"by\":\"" MM_USER "\",\"post\":\"" MM_POST "\",\"reason\":null,\"time\":");
 }
 
 int

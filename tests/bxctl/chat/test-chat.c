@@ -141,7 +141,8 @@ test_interactive_yes_approves(void **state)
 	assert_int_equal(fake_count(e->admin), 2);
 	assert_string_equal(fake_received(e->admin, 0), "{\"kind\":\"approvals\"}");
 	assert_string_equal(fake_received(e->admin, 1),
-	    "{\"kind\":\"approve\",\"approval\":41}");
+	    "{\"kind\":\"approve\",\"approval\":41,\"by\":null,"
+	    "\"post\":null}");
 	run_result_free(&res);
 }
 
@@ -166,7 +167,8 @@ test_interactive_no_refuses(void **state)
 	assert_int_equal(res.status, 0);
 	assert_int_equal(fake_count(e->admin), 2);
 	assert_string_equal(fake_received(e->admin, 1),
-	    "{\"kind\":\"refuse\",\"approval\":41,\"reason\":null}");
+	    "{\"kind\":\"refuse\",\"approval\":41,\"reason\":null,"
+	    "\"by\":null,\"post\":null}");
 	run_result_free(&res);
 }
 
@@ -186,7 +188,8 @@ test_anything_but_yes_refuses(void **state)
 		assert_non_null(strstr(res.out, "refused 41\n"));
 		assert_int_equal(res.status, 0);
 		assert_string_equal(fake_received(e->admin, 2 * i + 1),
-		    "{\"kind\":\"refuse\",\"approval\":41,\"reason\":null}");
+		    "{\"kind\":\"refuse\",\"approval\":41,\"reason\":null,"
+		    "\"by\":null,\"post\":null}");
 		run_result_free(&res);
 	}
 	chat(e, &res, "go\nYES\n", NULL, NULL, NULL);

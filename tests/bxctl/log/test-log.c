@@ -148,15 +148,15 @@ all_rows(struct env *e, char *buf, size_t size, const char *abandoned)
 		    "{\"path\":\"/n/a.md\"}" },
 		{ "2025-09-18 10:00:02", "s1", "read_file", "denied: no_grant",
 		    "-", "-", "-", "-", "{\"path\":\"/etc/passwd\"}" },
-		{ "2025-09-18 10:00:03", "s2", "shell", "ask: approved by bxctl",
+		{ "2025-09-18 10:00:03", "s2", "shell", "ask: approved at the terminal",
 		    "sh", "failed 4.8 KiB", "secret", "secret",
 		    "{\"command\":\"ls\"}" },
-		{ "2025-09-18 10:00:06", "s2", "shell", "ask: refused by bxctl",
+		{ "2025-09-18 10:00:06", "s2", "shell", "ask: refused at the terminal",
 		    "sh", "-", "-", "-", "{\"command\":\"rm -rf /\"}" },
 		{ "2025-09-18 10:00:08", "s1", "http_fetch", "ask: expired",
 		    "web", "-", "-", "-", "{\"url\":\"https://x.test/\"}" },
 		{ "2025-09-18 10:00:10", "s2", "read_file",
-		    "ask: approved by bxctl, denied: taint_too_high", "notes",
+		    "ask: approved at the terminal, denied: taint_too_high", "notes",
 		    "-", "-", "-", "{\"path\":\"/n/b.md\"}" },
 		{ "2025-09-18 10:00:12", "s1", "write_file", "allowed", "work",
 		    "no result", "-", "-",
@@ -650,16 +650,24 @@ test_follow(void **state)
 	await(out[0], buf, sizeof(buf), &len, "ask: waiting");
 	alog_approval(&e->log, "s1", "c4", d, BX_ANSWER_REFUSED, NULL,
 	    BX_OUTCOME_DENIED, BX_DENY_APPROVAL_REFUSED);
-	await(out[0], buf, sizeof(buf), &len, "ask: refused by bxctl");
+	await(out[0], buf, sizeof(buf), &len, "ask: refused at the terminal");
 	/* The next day's file. */
 	e->log.time += ALOG_DAY_MS;
 	alog_decision(&e->log, "s1", "c3", "read_file", "{\"n\":3}",
 	    BX_OUTCOME_DENIED, BX_DENY_NO_GRANT, NULL);
 	await(out[0], buf, sizeof(buf), &len, "2025-09-19 10:00:05  s1");
+	/* An answer from Mattermost says who gave it and in which post. */
+	d = alog_decision(&e->log, "s1", "c5", "shell", "{\"n\":5}",
+	    BX_OUTCOME_ASK, 0, "sh");
+	alog_approval_from(&e->log, "s1", "c5", d, BX_ANSWER_REFUSED, NULL,
+	    BX_OUTCOME_DENIED, BX_DENY_APPROVAL_REFUSED,
+	    "kz8f3q1xwbyn5c7tdm2re4hs6a", "p9w2c7dj4xkqm8rf3nt6ybz1ve");
+	await(out[0], buf, sizeof(buf), &len, "ask: refused in Mattermost by "
+	    "kz8f3q1xwbyn5c7tdm2re4hs6a (post p9w2c7dj4xkqm8rf3nt6ybz1ve)");
 	/* A break in the chain ends it, naming where. */
 	alog_raw(&e->log, "garbage\n", 8);
 	await(out[0], buf, sizeof(buf), &len, "chain: broken at "
-	    "2025-09-19.jsonl:2: not an audit record");
+	    "2025-09-19.jsonl:4: not an audit record");
 	/* Nothing was shown twice but the waiting ask. */
 	assert_null(strstr(strstr(buf, "{\"n\":2}") + 1, "{\"n\":2}"));
 	assert_int_equal(waitpid(pid, &status, 0), pid);
