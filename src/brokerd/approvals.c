@@ -261,6 +261,8 @@ approvals_abandon_all(struct approvals *t)
 	t->t_closed = true;
 	while (t->t_head != NULL)
 		answer(t, t->t_head, APPROVALS_ABANDONED);
+	/* Waiting bridges end too, even with nothing pending. */
+	pthread_cond_broadcast(&t->t_changed);
 	pthread_mutex_unlock(&t->t_lock);
 }
 
@@ -335,7 +337,7 @@ id_cmp(const void *a, const void *b)
 static bool
 known_has(const uint64_t *known, size_t n, uint64_t id)
 {
-	return bsearch(&id, known, n, sizeof(*known), id_cmp) != NULL;
+	return n > 0 && bsearch(&id, known, n, sizeof(*known), id_cmp) != NULL;
 }
 
 /*

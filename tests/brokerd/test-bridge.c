@@ -340,7 +340,8 @@ wait_start(struct waiter *w, struct bfix *f, const uint64_t *known,
 {
 	memset(w, 0, sizeof(*w));
 	w->f = f;
-	memcpy(w->known, known, n * sizeof(*known));
+	if (n > 0)
+		memcpy(w->known, known, n * sizeof(*known));
 	w->nknown = n;
 	w->timeout_ms = timeout_ms;
 	assert_int_equal(pthread_create(&w->thread, NULL, wait_run, w), 0);

@@ -247,6 +247,15 @@ test_bridge_sock_serves_the_bridge_uid_only(void **state)
 	m = peer_exchange(BRIDGE_UID, x->bridge, CHECK_GRANTS);
 	assert_int_equal(m->error.code, BX_CODE_FORBIDDEN);
 	bx_msg_free(m);
+	/* A malformed Mattermost id is refused before anything is answered. */
+	m = peer_exchange(BRIDGE_UID, x->bridge, "{\"kind\":\"approve\","
+	    "\"approval\":1,\"by\":\"Kz8f3q1xwbyn5c7tdm2re4hs6a\","
+	    "\"post\":\"p9w2c7dj4xkqm8rf3nt6ybz1ve\"}\n");
+	assert_int_equal(m->kind, BX_MSG_ERROR);
+	assert_int_equal(m->error.code, BX_CODE_BAD_REQUEST);
+	assert_non_null(strstr(m->error.message, "field \"by\": a Mattermost "
+	    "id is made of [a-z0-9]; it has another character at position 1"));
+	bx_msg_free(m);
 	assert_true(bfix_logged(x->f, "serve: a tool_request message on "
 	    "bridge.sock"));
 	assert_true(bfix_logged(x->f, "serve: a check_grants message on "
