@@ -15,7 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "bxctl/audit/anchors.h"
+#include "bxctl/status/bridgestate.h"
 #include "bxctl/common/cli.h"
 #include "bxctl/common/options.h"
 #include "proto/chain.h"
@@ -50,6 +53,7 @@ struct status {
 	struct bx_msg		*sessions;	/* session_list */
 	struct bx_chain_report	*audit;		/* NULL: not readable */
 	int64_t			 last_time;	/* the last record's */
+	struct bridge_state	 bridge;	/* status_bridge.c */
 	char			*attention[STATUS_ATTENTION_MAX];
 	size_t			 nattention;
 };
@@ -60,6 +64,17 @@ struct status {
  */
 int	status_gather(const struct cli_command *, const struct status_args *,
 	    struct status *);
+/* One more line for the owner (dropped past STATUS_ATTENTION_MAX). */
+void	status_attention(struct status *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+/*
+ * The Mattermost bridge (status_bridge.c): its state file read into
+ * st->bridge, with a line for the owner when it needs one; its lines of
+ * text; its JSON object.
+ */
+void	status_bridge_gather(struct status *);
+void	status_bridge_text(const struct status *);
+json_t	*status_bridge_json(const struct status *);
 /* The status as one JSON object on stdout. */
 void	status_json(const struct status *);
 void	status_free(struct status *);
