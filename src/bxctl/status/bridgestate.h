@@ -30,6 +30,7 @@
 #define BRIDGE_ERROR_MAX	1024
 #define BRIDGE_WHY_MAX		256
 
+#define BRIDGE_RUNBOOK_TOKEN	"docs/runbook.md#bridge-token-refused"
 #define BRIDGE_RUNBOOK_SETUP	"docs/runbook.md#bridge-not-set-up"
 #define BRIDGE_RUNBOOK_BROKER	"docs/runbook.md#bridge-broker-unreachable"
 #define BRIDGE_RUNBOOK_MALFORMED "docs/runbook.md#bridge-state-malformed"
