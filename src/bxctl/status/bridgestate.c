@@ -17,7 +17,8 @@
 #include "proto/escape.h"
 #include "proto/readfile.h"
 
-#define RUNBOOK_PREFIX	"docs/runbook.md#"
+/* The state's "runbook": this file, '#' and an anchor. */
+#define RUNBOOK_FILE	"docs/runbook.md"
 #define ANCHOR_MAX	64
 /* Year 9999 in seconds: a time past it is no time the bridge wrote. */
 #define TIME_MAX	253402300799LL
@@ -30,10 +31,10 @@ static const struct {
 } bridge_values[] = {
 	{ "connected", NULL },
 	{ "connecting", NULL },
-	{ "unreachable", RUNBOOK_PREFIX "bridge-unreachable" },
-	{ "token-refused", RUNBOOK_PREFIX "bridge-token-refused" },
-	{ "rate-limited", RUNBOOK_PREFIX "bridge-rate-limited" },
-	{ "not-found", RUNBOOK_PREFIX "bridge-owner-not-found" },
+	{ "unreachable", "docs/runbook.md#bridge-unreachable" },
+	{ "token-refused", BRIDGE_RUNBOOK_TOKEN },
+	{ "rate-limited", "docs/runbook.md#bridge-rate-limited" },
+	{ "not-found", "docs/runbook.md#bridge-owner-not-found" },
 };
 #define NMATTERMOST	(sizeof(bridge_values) / sizeof(bridge_values[0]))
 
@@ -111,14 +112,14 @@ mattermost_word(json_t *o)
 	return NULL;
 }
 
-/* Whether s is RUNBOOK_PREFIX and an anchor of [a-z0-9-]. */
+/* Whether s is RUNBOOK_FILE, '#' and an anchor of [a-z0-9-]. */
 static bool
 runbook_ok(const char *s)
 {
-	size_t n = strlen(RUNBOOK_PREFIX), i;
+	size_t n = strlen(RUNBOOK_FILE), i;
 
-	if (strncmp(s, RUNBOOK_PREFIX, n) != 0 || s[n] == '\0' ||
-	    strlen(s + n) > ANCHOR_MAX)
+	if (strncmp(s, RUNBOOK_FILE, n) != 0 || s[n++] != '#' ||
+	    s[n] == '\0' || strlen(s + n) > ANCHOR_MAX)
 		return false;
 	for (i = n; s[i] != '\0'; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') ||
@@ -152,7 +153,7 @@ last_error(json_t *o, struct bridge_state *bs)
 	if (!json_is_null(rb) && !(json_is_string(rb) &&
 	    runbook_ok(json_string_value(rb)))) {
 		why(bs, BRIDGE_MALFORMED, "\"runbook\" is neither null nor "
-		    RUNBOOK_PREFIX "ANCHOR");
+		    RUNBOOK_FILE "#" "ANCHOR");
 		return -1;
 	}
 	if (json_is_null(e) && json_is_null(json_object_get(o,

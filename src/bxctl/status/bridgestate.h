@@ -53,7 +53,7 @@ struct bridge_state {
 	const char	*bs_broker;		/* "connected", "unreachable" */
 	char		*bs_last_error;		/* NULL: none */
 	int64_t		 bs_last_error_at;	/* ms; 0 with no error */
-	char		*bs_runbook;		/* "docs/runbook.md#..." or NULL */
+	char		*bs_runbook;		/* a runbook entry, or NULL */
 	int64_t		 bs_pending_posts;
 };
 
