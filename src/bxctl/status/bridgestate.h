@@ -5,7 +5,7 @@
  * bound and parsed as strict JSON; it is the bridge's word, which a
  * taken-over bridge could write, so every field is checked for its type
  * and its values, and a file that fails any check is BRIDGE_MALFORMED,
- * never half-trusted. Its free text (the last error) is kept as data for
+ * never half-trusted. A key it does not know is ignored (a newer bridge's). Its free text (the last error) is kept as data for
  * proto/escape.h to print.
  *
  * The bridge runs when its pid is alive and its "updated" is at most
