@@ -64,7 +64,8 @@ struct status {
  */
 int	status_gather(const struct cli_command *, const struct status_args *,
 	    struct status *);
-/* One more line for the owner (dropped past STATUS_ATTENTION_MAX). */
+/* One more line for the owner, dropped past STATUS_ATTENTION_MAX
+ * (status_attention.c). */
 void	status_attention(struct status *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 /*

@@ -4,10 +4,9 @@
  * loopd takes a connection, and the audit log read through the chain
  * (the Mattermost bridge's state is status_bridge.c's);
  * and, for each thing that needs the owner, a line with its runbook
- * entry. Also the status as JSON.
+ * entry (status_attention.c). Also the status as JSON.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,19 +18,6 @@
 #include "bxctl/common/show.h"
 #include "bxctl/grants/grantprune.h"
 #include "bxctl/status/status.h"
-
-void
-status_attention(struct status *st, const char *fmt, ...)
-{
-	va_list ap;
-	char *line;
-
-	va_start(ap, fmt);
-	if (st->nattention < STATUS_ATTENTION_MAX &&
-	    vasprintf(&line, fmt, ap) != -1)
-		st->attention[st->nattention++] = line;
-	va_end(ap);
-}
 
 /* The paths: the home, and the sockets under it unless given. */
 static int
