@@ -1,7 +1,8 @@
 /*
- * status.h: what `bxctl status` finds (status_facts.c) and prints
- * (status.c): each daemon's answer, or NULL where it could not be asked,
- * the audit log's report, and the lines for what needs the owner, each
+ * status.h: what `bxctl status` finds (status_facts.c, the Mattermost
+ * bridge's status_bridge.c) and prints (status.c): each daemon's answer,
+ * or NULL where it could not be asked, the audit log's report, the
+ * bridge's state file (bridgestate.h), and the lines for what needs the owner, each
  * ending in its runbook entry.
  *
  * Ownership: the struct owns its messages, report and lines;
@@ -64,8 +65,7 @@ struct status {
  */
 int	status_gather(const struct cli_command *, const struct status_args *,
 	    struct status *);
-/* One more line for the owner, dropped past STATUS_ATTENTION_MAX
- * (status_attention.c). */
+/* One more line for the owner, up to STATUS_ATTENTION_MAX. */
 void	status_attention(struct status *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 /*
