@@ -579,6 +579,126 @@ test_status_without_brokerd(void **state)
 	run_result_free(&res);
 }
 
+/* <home>/bridge/state.json: pid, updated s ago, the states, the rest. */
+static void
+bridge_state(struct env *e, long pid, long ago_s, const char *mm,
+    const char *broker, const char *rest)
+{
+	char path[600];
+	long long now = show_now() / 1000;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/bridge", e->dir);
+	(void)mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/bridge/state.json", e->dir);
+	assert_non_null(fp = fopen(path, "w"));
+	fprintf(fp, "{\"pid\": %ld, \"started\": %lld, \"updated\": %lld, "
+	    "\"mattermost\": \"%s\", \"broker\": \"%s\", %s}\n", pid,
+	    now - 7300, now - ago_s, mm, broker, rest);
+	assert_int_equal(fclose(fp), 0);
+}
+
+#define BRIDGE_NO_ERROR "\"last_error\": null, \"last_error_at\": null, " \
+	"\"runbook\": null, \"pending_posts\": 2"
+
+/*
+ * The Mattermost bridge: not set up (no line for the owner), running and
+ * connected, its token refused (its error inert, with its runbook entry),
+ * stale, brokerd out of its reach, and a malformed state file.
+ */
+static void
+test_status_bridge(void **state)
+{
+	struct env *e = *state;
+	struct run_result res;
+	char want[1024];
+	struct alog log;
+	pid_t loop;
+
+	alog_init(&log, e->dir);
+	alog_decision(&log, "s1", "c1", "read_file", "{}", BX_OUTCOME_DENIED,
+	    BX_DENY_NO_GRANT, NULL);
+	loop = jailed_loop_start(e->loop_path);
+	healthy(e, "0.3.0", "{\"kind\":\"approval_list\",\"items\":[]}");
+	run(e, &res, "status", NULL, NULL, NULL);
+	assert_non_null(strstr(res.out, "\nbridge     not set up (optional: "
+	    "approvals in Mattermost; see docs/runbook.md#bridge-not-set-up)\n"));
+	assert_null(strstr(res.out, "needs you"));
+	run_result_free(&res);
+	run(e, &res, "status", "--json", NULL, NULL);
+	assert_non_null(strstr(res.out, "\"bridge\":{\"state\":\"not set up\""));
+	run_result_free(&res);
+
+	bridge_state(e, (long)getpid(), 1, "connected", "connected",
+	    BRIDGE_NO_ERROR);
+	run(e, &res, "status", NULL, NULL, NULL);
+	snprintf(want, sizeof(want), "\nbridge     running as pid %ld, up 2 h: "
+	    "Mattermost connected, brokerd connected, 2 posts waiting for an "
+	    "answer\n", (long)getpid());
+	assert_non_null(strstr(res.out, want));
+	assert_null(strstr(res.out, "needs you"));
+	assert_int_equal(res.status, 0);
+	run_result_free(&res);
+
+	bridge_state(e, (long)getpid(), 1, "token-refused", "connected",
+	    "\"last_error\": \"GET /api/v4/users/me: 401 \\u001b[2J\", "
+	    "\"last_error_at\": 1758189600, \"runbook\": "
+	    "\"docs/runbook.md#bridge-token-refused\", \"pending_posts\": 1");
+	run(e, &res, "status", NULL, NULL, NULL);
+	assert_int_equal(res.status, 1);
+	assert_inert(&res);
+	assert_non_null(strstr(res.out, "Mattermost token-refused, brokerd "
+	    "connected, 1 post waiting for an answer\n           last error "
+	    "2025-09-18 10:00:00 ("));
+	assert_non_null(strstr(res.out, " ago): GET /api/v4/users/me: 401 "
+	    "\\u001b[2J; see docs/runbook.md#bridge-token-refused\n"));
+	assert_non_null(strstr(res.out, "needs you: the Mattermost bridge "
+	    "cannot use Mattermost (token-refused); see "
+	    "docs/runbook.md#bridge-token-refused\n"));
+	run_result_free(&res);
+	run(e, &res, "status", "--json", NULL, NULL);
+	assert_non_null(strstr(res.out, "\"mattermost\":\"token-refused\","));
+	assert_non_null(strstr(res.out, "\"last_error_at\":"
+	    "\"2025-09-18T10:00:00.000Z\""));
+	run_result_free(&res);
+
+	/* 200 s without an update: stale at any poll_s (at most 60). */
+	bridge_state(e, (long)getpid(), 200, "connected", "unreachable",
+	    BRIDGE_NO_ERROR);
+	run(e, &res, "status", NULL, NULL, NULL);
+	assert_non_null(strstr(res.out, "\nbridge     not running: no update "
+	    "for 200 s (over "));
+	assert_non_null(strstr(res.out, "needs you: the Mattermost bridge is "
+	    "not running (no update for 200 s (over "));
+	assert_non_null(strstr(res.out, "), so approvals wait for the terminal "
+	    "alone; see docs/runbook.md#bridge-not-set-up\n"));
+	run_result_free(&res);
+	bridge_state(e, (long)getpid(), 10, "connected", "unreachable",
+	    BRIDGE_NO_ERROR);
+	run(e, &res, "status", NULL, NULL, NULL);
+	assert_non_null(strstr(res.out, "Mattermost connected, brokerd "
+	    "unreachable, 2 posts"));
+	assert_non_null(strstr(res.out, "needs you: the Mattermost bridge "
+	    "cannot reach brokerd's bridge.sock; see "
+	    "docs/runbook.md#bridge-broker-unreachable\n"));
+	run_result_free(&res);
+
+	bridge_state(e, (long)getpid(), 1, "\\u001b[2Jhacked", "connected",
+	    BRIDGE_NO_ERROR);
+	run(e, &res, "status", NULL, NULL, NULL);
+	assert_int_equal(res.status, 1);
+	assert_inert(&res);
+	assert_non_null(strstr(res.out, "\nbridge     state file malformed: "
+	    "\"mattermost\" is not one of the states the bridge writes\n"));
+	snprintf(want, sizeof(want), "needs you: the Mattermost bridge's "
+	    "state file %s/bridge/state.json is malformed (\"mattermost\" is "
+	    "not one of the states the bridge writes); see "
+	    "docs/runbook.md#bridge-state-malformed\n", e->dir);
+	assert_non_null(strstr(res.out, want));
+	run_result_free(&res);
+	jailed_loop_stop(loop, e->loop_path);
+}
+
 int
 main(void)
 {
@@ -591,6 +711,7 @@ main(void)
 		T(test_status_expired_grants),
 		T(test_status_unjailed),
 		T(test_status_without_brokerd),
+		T(test_status_bridge),
 	};
 #undef T
 

@@ -4,7 +4,8 @@
  * with every path written out for this user, makes the home and its
  * grants directory (empty: nothing runs until the owner writes a grant)
  * with a commented example grant beside it, and the secrets directory
- * beside the files (empty, mode 0700), checks the machine for what
+ * beside the files (empty, mode 0700), writes a commented bxbridge.toml
+ * for the optional Mattermost bridge unless there is one, checks the machine for what
  * the runtime needs (machine.h) and ends with the commands that start
  * everything. The files' text is init_text.c's.
  */
@@ -35,6 +36,8 @@ static const char init_help[] =
     "runtime needs. As root: /etc/boxmaker and /var/lib/boxmaker; as anyone\n"
     "else: ~/.config/boxmaker and ~/.local/share/boxmaker (XDG_CONFIG_HOME\n"
     "and XDG_DATA_HOME are followed; BOXMAKER_HOME names another home).\n"
+    "Beside them, a commented bxbridge.toml for the optional Mattermost\n"
+    "bridge, unless there is one (never overwritten, even with --force).\n"
     "Exit status 0 when the files were written, warnings or not.\n"
     "\n"
     "  --runtime podman|bwrap  how tool calls run (default podman)\n"
@@ -214,6 +217,34 @@ write_configs(const struct bx_defaults *d, const struct init_text *t,
 	return CLI_OK;
 }
 
+/*
+ * bxbridge.toml beside brokerd.toml, unless there is one: it may hold the
+ * owner's set-up bridge, so even --force keeps it.
+ */
+static int
+write_bxbridge(const struct bx_defaults *d, const struct init_text *t)
+{
+	char path[BX_PATH_MAX + 1];
+
+	if (snprintf(path, sizeof(path), "%s/bxbridge.toml",
+	    d->d_config_dir) >= (int)sizeof(path))
+		return cli_fail("the configuration directory %s is too long "
+		    "for bxbridge.toml", d->d_config_dir);
+	if (access(path, F_OK) == 0) {
+		printf("kept %s (the Mattermost bridge's; never "
+		    "overwritten)\n", path);
+		return CLI_OK;
+	}
+	if (errno != ENOENT)
+		return cli_fail("cannot look at %s: %s", path,
+		    strerror(errno));
+	if (write_file(path, t->it_bxbridge, false) != CLI_OK)
+		return CLI_FAIL;
+	printf("wrote %s: the optional Mattermost bridge, not set up\n"
+	    "    (docs/runbook.md#bridge-not-set-up; bxbridge(8))\n", path);
+	return CLI_OK;
+}
+
 /* The home, its empty grants directory and the example beside it. */
 static int
 make_home(const struct init_text *t)
@@ -259,7 +290,10 @@ report_start(void)
 	printf("\nstart everything (the units come with make install):\n"
 	    "  systemctl --user daemon-reload\n"
 	    "  systemctl --user enable --now brokerd loopd\n"
-	    "then write a grant and talk: bxctl chat\n");
+	    "then write a grant and talk: bxctl chat\n"
+	    "approvals in Mattermost (optional), once bxbridge.toml is "
+	    "filled in and\n`bxbridge check` passes: systemctl --user "
+	    "enable --now bxbridge\n");
 }
 
 int
@@ -286,7 +320,8 @@ cmd_init(const struct cli_command *cmd, int argc, char **argv)
 	/* The home first: no configuration is written for a home not made. */
 	if ((status = check_free(&d, o.io_force)) == CLI_OK &&
 	    (status = make_home(&t)) == CLI_OK &&
-	    (status = write_configs(&d, &t, o.io_force)) == CLI_OK) {
+	    (status = write_configs(&d, &t, o.io_force)) == CLI_OK &&
+	    (status = write_bxbridge(&d, &t)) == CLI_OK) {
 		report_machine(o.io_runtime, pw != NULL ? pw->pw_name : "you");
 		report_start();
 	}

@@ -1,7 +1,9 @@
 /*
  * init.h: the text of the files `bxctl init` writes (init_text.c): this
- * user's brokerd.toml and loopd.toml, with every path written out, and an
- * example grant. Paths are TOML basic strings, escaped; a path that is
+ * user's brokerd.toml and loopd.toml, with every path written out, an
+ * example grant, and a commented bxbridge.toml (the Mattermost bridge's,
+ * valid TOML but not set up: the keys only the owner knows are commented
+ * out, so `bxbridge check` names what to fill in). Paths are TOML basic strings, escaped; a path that is
  * not UTF-8, or whose sockets would not fit a sockaddr_un, is refused.
  *
  * Ownership: init_text_make() fills the caller's struct with malloc'd
@@ -22,6 +24,7 @@ struct init_text {
 	char	*it_grants;		/* the grants directory */
 	char	*it_example_path;	/* beside it: <home>/example-grant.toml */
 	char	*it_example;		/* its text */
+	char	*it_bxbridge;		/* bxbridge.toml, not set up */
 };
 
 /*

@@ -1,6 +1,6 @@
 /*
- * init_text.c: brokerd.toml, loopd.toml and the example grant as `bxctl
- * init` writes them (init.h).
+ * init_text.c: brokerd.toml, loopd.toml, the example grant and the
+ * commented bxbridge.toml as `bxctl init` writes them (init.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -73,7 +73,7 @@ text_printf(const char *fmt, ...)
 }
 
 struct paths {
-	char	*p_home, *p_grants, *p_broker, *p_admin, *p_loop;
+	char	*p_home, *p_grants, *p_broker, *p_admin, *p_loop, *p_bridge;
 };
 
 static void
@@ -84,6 +84,7 @@ paths_clear(struct paths *p)
 	free(p->p_broker);
 	free(p->p_admin);
 	free(p->p_loop);
+	free(p->p_bridge);
 }
 
 /* home + rest, checked as a socket path; quoted. */
@@ -120,6 +121,8 @@ paths_make(const char *home, struct paths *p, struct bx_error *err)
 	    (p->p_admin = socket_under(home, "/" BX_HOME_ADMIN_SOCKET,
 	    err)) == NULL ||
 	    (p->p_loop = socket_under(home, "/" BX_HOME_LOOP_SOCKET,
+	    err)) == NULL ||
+	    (p->p_bridge = socket_under(home, "/" BX_HOME_BRIDGE_SOCKET,
 	    err)) == NULL) {
 		paths_clear(p);
 		return -1;
@@ -163,6 +166,45 @@ loopd_text(const struct paths *p)
 	    "[turn]\nmax_steps = 16\n# The whole turn's bound in seconds.\n"
 	    "max_s = 1800\n",
 	    p->p_home, p->p_loop, p->p_broker);
+}
+
+/*
+ * bxbridge.toml, valid TOML but not set up: the keys only the owner knows
+ * are commented out, so `bxbridge check` names the first one missing.
+ * The socket is brokerd's default for this home, so it is written out.
+ */
+static char *
+bxbridge_text(const struct paths *p, const char *config_dir,
+    struct bx_error *err)
+{
+	char token[BX_PATH_MAX + 32], *q, *text;
+
+	snprintf(token, sizeof(token), "%s/bxbridge.token", config_dir);
+	if ((q = quote(token, err)) == NULL)
+		return NULL;
+	text = text_printf(
+	    "# bxbridge.toml, written by bxctl init (bxbridge(8)): approvals "
+	    "in your\n# Mattermost direct messages. Optional, and not set up "
+	    "yet: fill in url,\n# token_file and owner, then run `bxbridge "
+	    "check`, which names what is\n# still missing. The bot account, "
+	    "its token and your user id: the runbook,\n# "
+	    "docs/runbook.md#bridge-not-set-up. Unknown keys are errors.\n\n"
+	    "[mattermost]\n# The server's base URL: https (http only for "
+	    "127.0.0.1).\n# url = \"https://chat.example.org\"\n"
+	    "# The file holding the bot account's personal access token, mode "
+	    "0600.\n# token_file = %s\n"
+	    "# Your Mattermost user id: 26 characters of a-z and 0-9 (not "
+	    "your user name).\n# owner = \"...\"\n"
+	    "# How often, in seconds, answers to waiting posts are read: 1 to "
+	    "60.\n# poll_s = 3\n"
+	    "# A private CA's certificate (PEM); default: the system's CAs.\n"
+	    "# ca_file = \"...\"\n\n"
+	    "[broker]\n# brokerd.toml's [sockets] bridge (brokerd's default "
+	    "for your home).\nsocket = %s\n", q, p->p_bridge);
+	free(q);
+	if (text == NULL)
+		bx_fail(err, "out of memory");
+	return text;
 }
 
 static char *
@@ -213,7 +255,9 @@ init_text_make(const struct bx_defaults *d, const char *runtime,
 		bx_fail(err, "out of memory");
 		goto fail;
 	}
-	if ((t.it_example = example_text(&t, user_dir, err)) == NULL)
+	if ((t.it_example = example_text(&t, user_dir, err)) == NULL ||
+	    (t.it_bxbridge = bxbridge_text(&p, d->d_config_dir,
+	    err)) == NULL)
 		goto fail;
 	paths_clear(&p);
 	*ret = t;
@@ -232,5 +276,6 @@ init_text_clear(struct init_text *t)
 	free(t->it_grants);
 	free(t->it_example_path);
 	free(t->it_example);
+	free(t->it_bxbridge);
 	memset(t, 0, sizeof(*t));
 }

@@ -221,6 +221,32 @@ has_range(const struct machine_view *v, const char *file)
 	return found;
 }
 
+/*
+ * Both jails' ids, as the programs will work them out (proto/jailid.h):
+ * the bridge's is the one below loopd's, so the first range must hold two.
+ */
+static void
+check_bridge_ids(struct checker *k, const char *fix)
+{
+	const struct machine_view *v = k->k_view;
+	char subuid[4096], subgid[4096];
+	struct bx_jail_id loop, bridge;
+	struct bx_error err;
+
+	under(v, BX_SUBUID_FILE, subuid, sizeof(subuid));
+	under(v, BX_SUBGID_FILE, subgid, sizeof(subgid));
+	if (bx_jail_identity_from(BX_JAIL_LOOP, v->mv_user, v->mv_uid,
+	    subuid, subgid, &loop, &err) == -1 ||
+	    bx_jail_identity_from(BX_JAIL_BRIDGE, v->mv_user, v->mv_uid,
+	    subuid, subgid, &bridge, &err) == -1) {
+		note(k, false, fix, "%s", err.msg);
+		return;
+	}
+	note(k, true, "", "your first ranges hold both jails' ids: loopd's "
+	    "uid %u and the Mattermost bridge's uid %u",
+	    (unsigned)loop.ji_uid, (unsigned)bridge.ji_uid);
+}
+
 /* loopd's jail takes its ids from the ranges (proto/jailid.h); podman too. */
 static void
 check_jail_ids(struct checker *k)
@@ -232,9 +258,11 @@ check_jail_ids(struct checker *k)
 	ranges = has_range(v, "/etc/subuid") && has_range(v, "/etc/subgid");
 	snprintf(fix, sizeof(fix), "sudo usermod --add-subuids 100000-165535 "
 	    "--add-subgids 100000-165535 %s", v->mv_user);
-	note(k, ranges, fix, "%s subuid and subgid ranges (loopd's jail and "
-	    "rootless podman take ids from them)", ranges ? "you have" :
-	    "you lack");
+	note(k, ranges, fix, "%s subuid and subgid ranges (loopd's jail, the "
+	    "Mattermost bridge's and rootless podman take ids from them)",
+	    ranges ? "you have" : "you lack");
+	if (ranges)
+		check_bridge_ids(k, fix);
 	maps = on_path(v, "newuidmap") && on_path(v, "newgidmap");
 	note(k, maps, "sudo apt-get install uidmap",
 	    "newuidmap and newgidmap are %s", maps ? "installed" :

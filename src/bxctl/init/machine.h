@@ -10,7 +10,9 @@
  *	    accounting (memory.memsw);
  *	unprivileged user namespaces, for anyone but root;
  *	for loopd's jail (and rootless podman): subuid and subgid ranges,
- *	    newuidmap and newgidmap, for anyone but root; as root, the
+ *	    newuidmap and newgidmap, for anyone but root, the first range
+ *	    holding the ids of both jails (loopd's and the Mattermost
+ *	    bridge's, the one below it: proto/jailid.h); as root, the
  *	    system users boxmaker-loop and, for the Mattermost bridge's
  *	    jail, boxmaker-bridge;
  *	lingering, for anyone but root, so that the units run without a

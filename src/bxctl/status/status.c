@@ -2,8 +2,8 @@
  * status.c: `bxctl status`, is everything up and is anything waiting for
  * the owner: brokerd (up, version, runtime, uptime, through admin.sock),
  * loopd (up), the grant set, pending approvals, the audit log (read and
- * verified here, as audit verify reads it) and the number of sessions.
- * Each thing that needs the owner gets a line naming its runbook entry,
+ * verified here, as audit verify reads it), the number of sessions and
+ * the Mattermost bridge (status_bridge.c). Each thing that needs the owner gets a line naming its runbook entry,
  * and the exit status is then 1. The facts are gathered by status_facts.c.
  */
 #include <getopt.h>
@@ -21,7 +21,9 @@ static const char status_help[] =
     "and uptime), whether the grant files are valid, how many approvals\n"
     "wait and for how long, whether the audit log verifies (its records,\n"
     "head and last record's time; read here, as bxctl audit verify reads\n"
-    "it) and how many sessions brokerd knows. Each thing that needs you\n"
+    "it), how many sessions brokerd knows, and the Mattermost bridge (from\n"
+    "<home>/bridge/state.json: running or not, whether it reaches\n"
+    "Mattermost and brokerd, its last error). Each thing that needs you\n"
     "gets a line naming its runbook entry, and the exit status is 1.\n"
     "\n"
     "  --home PATH          the home whose audit log to read and under\n"
@@ -162,6 +164,7 @@ text(const struct status *st)
 		printf("unknown (%s)\n", unknown(st));
 	else
 		printf("%" PRIu64 "\n", st->sessions->session_list.total);
+	status_bridge_text(st);
 	for (i = 0; i < st->nattention; i++) {
 		printf("needs you: ");
 		escape_puts(stdout, st->attention[i]);

@@ -1,7 +1,8 @@
 /*
- * status.h: what `bxctl status` finds (status_facts.c) and prints
- * (status.c): each daemon's answer, or NULL where it could not be asked,
- * the audit log's report, and the lines for what needs the owner, each
+ * status.h: what `bxctl status` finds (status_facts.c, the Mattermost
+ * bridge's status_bridge.c) and prints (status.c): each daemon's answer,
+ * or NULL where it could not be asked, the audit log's report, the
+ * bridge's state file (bridgestate.h), and the lines for what needs the owner, each
  * ending in its runbook entry.
  *
  * Ownership: the struct owns its messages, report and lines;
@@ -15,7 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "bxctl/audit/anchors.h"
+#include "bxctl/status/bridgestate.h"
 #include "bxctl/common/cli.h"
 #include "bxctl/common/options.h"
 #include "proto/chain.h"
@@ -50,6 +54,7 @@ struct status {
 	struct bx_msg		*sessions;	/* session_list */
 	struct bx_chain_report	*audit;		/* NULL: not readable */
 	int64_t			 last_time;	/* the last record's */
+	struct bridge_state	 bridge;	/* status_bridge.c */
 	char			*attention[STATUS_ATTENTION_MAX];
 	size_t			 nattention;
 };
@@ -60,6 +65,17 @@ struct status {
  */
 int	status_gather(const struct cli_command *, const struct status_args *,
 	    struct status *);
+/* One more line for the owner, up to STATUS_ATTENTION_MAX. */
+void	status_attention(struct status *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+/*
+ * The Mattermost bridge (status_bridge.c): its state file read into
+ * st->bridge, with a line for the owner when it needs one; its lines of
+ * text; its JSON object.
+ */
+void	status_bridge_gather(struct status *);
+void	status_bridge_text(const struct status *);
+json_t	*status_bridge_json(const struct status *);
 /* The status as one JSON object on stdout. */
 void	status_json(const struct status *);
 void	status_free(struct status *);

@@ -1,12 +1,12 @@
 /*
  * status_facts.c: what `bxctl status` finds (status.h): brokerd's
  * status, grants, approvals and sessions through admin.sock, whether
- * loopd takes a connection, and the audit log read through the chain;
+ * loopd takes a connection, and the audit log read through the chain
+ * (the Mattermost bridge's state is status_bridge.c's);
  * and, for each thing that needs the owner, a line with its runbook
- * entry. Also the status as JSON.
+ * entry (status_attention.c). Also the status as JSON.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,24 +18,6 @@
 #include "bxctl/common/show.h"
 #include "bxctl/grants/grantprune.h"
 #include "bxctl/status/status.h"
-
-static void
-attention(struct status *st, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* One more line for the owner (dropped past STATUS_ATTENTION_MAX). */
-static void
-attention(struct status *st, const char *fmt, ...)
-{
-	va_list ap;
-	char *line;
-
-	va_start(ap, fmt);
-	if (st->nattention < STATUS_ATTENTION_MAX &&
-	    vasprintf(&line, fmt, ap) != -1)
-		st->attention[st->nattention++] = line;
-	va_end(ap);
-}
 
 /* The paths: the home, and the sockets under it unless given. */
 static int
@@ -88,22 +70,22 @@ ask_broker(struct status *st)
 
 	if (admin_ask(st->admin, BX_MSG_STATUS, BX_MSG_BROKER_STATUS,
 	    &st->broker, &err) == -1) {
-		attention(st, "%s; see docs/runbook.md#broker-unavailable",
-		    err.msg);
+		status_attention(st, "%s; see "
+		    "docs/runbook.md#broker-unavailable", err.msg);
 		return;
 	}
 	if (admin_ask(st->admin, BX_MSG_LIST_GRANTS, BX_MSG_GRANT_LIST,
 	    &st->grants, &err) == -1)
-		attention(st, "%s", err.msg);
+		status_attention(st, "%s", err.msg);
 	else
 		count_expired(st);
 	if (st->grants != NULL && st->grants->grant_list.nproblems > 0)
-		attention(st, "the grant files have %zu problems, so every "
-		    "call is denied; see docs/runbook.md#grants-invalid",
+		status_attention(st, "the grant files have %zu problems, so "
+		    "every call is denied; see docs/runbook.md#grants-invalid",
 		    st->grants->grant_list.nproblems);
 	if (admin_ask(st->admin, BX_MSG_APPROVALS, BX_MSG_APPROVAL_LIST,
 	    &st->approvals, &err) == -1)
-		attention(st, "%s", err.msg);
+		status_attention(st, "%s", err.msg);
 	else {
 		l = &st->approvals->approval_list;
 		st->npending = l->nitems;
@@ -111,13 +93,13 @@ ask_broker(struct status *st)
 			if (i == 0 || l->items[i].created < st->oldest)
 				st->oldest = l->items[i].created;
 		if (l->nitems > 0)
-			attention(st, "%zu approvals wait for your answer "
-			    "(bxctl approvals); see "
+			status_attention(st, "%zu approvals wait for your "
+			    "answer (bxctl approvals); see "
 			    "docs/runbook.md#approval-pending", l->nitems);
 	}
 	if (admin_ask(st->admin, BX_MSG_SESSIONS, BX_MSG_SESSION_LIST,
 	    &st->sessions, &err) == -1)
-		attention(st, "%s", err.msg);
+		status_attention(st, "%s", err.msg);
 }
 
 /* The chain's record hook: keeps the last record's time. */
@@ -134,11 +116,12 @@ read_audit(struct status *st)
 
 	if (audit_read(st->home, last_time, st, &st->audit, &err) == -1) {
 		st->audit = NULL;
-		attention(st, "the audit log cannot be read: %s; see "
+		status_attention(st, "the audit log cannot be read: %s; see "
 		    "docs/runbook.md#audit-chain-broken", err.msg);
 	} else if (st->audit->failed)
-		attention(st, "the audit log does not verify at %s:%" PRIu64
-		    ": %s; see docs/runbook.md#audit-chain-broken",
+		status_attention(st, "the audit log does not verify at "
+		    "%s:%" PRIu64 ": %s; see "
+		    "docs/runbook.md#audit-chain-broken",
 		    st->audit->failure.at.file, st->audit->failure.at.line,
 		    st->audit->failure.what);
 }
@@ -162,12 +145,14 @@ status_gather(const struct cli_command *cmd, const struct status_args *a,
 	ask_broker(st);
 	if (!(st->loop_up = sock_probe_uid(st->loop, &st->loop_uid, &err) ==
 	    1))
-		attention(st, "loopd is not running at %s; see "
+		status_attention(st, "loopd is not running at %s; see "
 		    "docs/runbook.md#loopd-not-running", st->loop);
 	else if (!(st->loop_jailed = st->loop_uid != getuid()))
-		attention(st, "loopd's turn loop runs as you, not in its jail "
-		    "([jail] mode = \"off\"); see docs/runbook.md#jail-off");
+		status_attention(st, "loopd's turn loop runs as you, not in "
+		    "its jail ([jail] mode = \"off\"); see "
+		    "docs/runbook.md#jail-off");
 	read_audit(st);
+	status_bridge_gather(st);
 	*ret = *st;
 	free(st);
 	return CLI_OK;
@@ -226,6 +211,8 @@ status_json(const struct status *st)
 	    json_integer((json_int_t)st->sessions->session_list.total),
 	    "attention", need);
 	if (o != NULL)
+		json_object_set_new(o, "bridge", status_bridge_json(st));
+	if (o != NULL)
 		jsonout_print(stdout, o);
 	json_decref(o);
 }
@@ -240,6 +227,7 @@ status_free(struct status *st)
 	bx_msg_free(st->approvals);
 	bx_msg_free(st->sessions);
 	bx_chain_report_free(st->audit);
+	bridge_state_clear(&st->bridge);
 	for (i = 0; i < st->nattention; i++)
 		free(st->attention[i]);
 }

@@ -2,7 +2,7 @@
 # test-init.sh: build/bxctl init as an owner would run it, as a user other
 # than root (nobody, when the test runs as root) with a home of its own:
 # the files land in the XDG directories, a second run refuses to overwrite
-# them and --force does, the secrets directory beside them is 0700 and a
+# them and --force does (but never bxbridge.toml), the secrets directory beside them is 0700 and a
 # looser one is refused, the grants directory is empty, the example
 # beside it is no grant, and bad command lines exit 2. brokerd explain
 # reads the brokerd.toml it wrote, with the example copied in as a grant.
@@ -69,6 +69,19 @@ else
 fi
 expect 1 "$cfg/brokerd.toml exists; \`bxctl init --force\` overwrites it" \
     -- "$bxctl" init
+# bxbridge.toml beside them: 0600, not set up, and kept even by --force.
+if [ "$(stat -c %a "$cfg/bxbridge.toml")" = 600 ] &&
+    grep -qx '# url = "https://chat.example.org"' "$cfg/bxbridge.toml" &&
+    grep -qx "socket = \"$home/run/bridge-broker/bridge.sock\"" \
+    "$cfg/bxbridge.toml"; then
+	pass
+else
+	fail "bxbridge.toml is not 0600, or lacks the commented url or the socket"
+fi
+echo "# the owner's" >>"$cfg/bxbridge.toml"
+expect 0 "kept $cfg/bxbridge.toml" -- "$bxctl" init --force
+tail -n 1 "$cfg/bxbridge.toml" | grep -qx "# the owner's" && pass ||
+    fail "init --force overwrote bxbridge.toml"
 if [ -z "$(ls -A "$home/grants")" ] && [ -f "$home/example-grant.toml" ]
 then
 	pass

@@ -1,7 +1,8 @@
 /*
  * test-machine.c: what `bxctl init` finds on a machine (bxctl/init/machine.h),
- * on made-up trees: an owner's machine with everything, then each thing
- * taken away, and root on cgroup v1 and v2.
+ * on made-up trees: an owner's machine with everything (its ranges
+ * holding both jails' ids), then each thing taken away, and root on
+ * cgroup v1 and v2.
  */
 #include <sys/stat.h>
 
@@ -148,12 +149,16 @@ test_owner_has_everything(void **state)
 
 	(void)state;
 	run(1000, MACHINE_PODMAN, &r);
-	assert_int_equal(r.n, 6);
+	assert_int_equal(r.n, 7);
 	all_ok(&r);
 	assert_string_equal(find(&r, "cgroup v2")->mc_what, "cgroup v2 with "
 	    "memory and pids delegated to user@1000.service");
+	/* kyle's first range, 165536 and 65536 more: the top two ids. */
+	assert_string_equal(find(&r, "both jails")->mc_what, "your first "
+	    "ranges hold both jails' ids: loopd's uid 231071 and the "
+	    "Mattermost bridge's uid 231070");
 	run(1000, MACHINE_BWRAP, &r);
-	assert_int_equal(r.n, 6);	/* the jail needs the ranges too */
+	assert_int_equal(r.n, 7);	/* the jails need the ranges too */
 	all_ok(&r);
 }
 
@@ -176,7 +181,17 @@ test_owner_lacks_each(void **state)
 	    "kyle");
 	missing(1000, MACHINE_BWRAP, "you lack subuid and subgid",
 	    "usermod --add-subuids");
+	/* A range of one id holds loopd's jail but not the bridge's too. */
+	put("etc/subgid", "kyle:165536:1\n");
+	missing(1000, MACHINE_BWRAP, "first range holds 1 id, and the "
+	    "bridge's jail takes the one below its last",
+	    "usermod --add-subuids 100000-165535 --add-subgids 100000-165535 "
+	    "kyle");
+	put("etc/subuid", "kyle:165536:1\n");
 	put("etc/subgid", "kyle:165536:65536\n");
+	missing(1000, MACHINE_PODMAN, "/etc/subuid: kyle's first range holds "
+	    "1 id", "usermod --add-subuids");
+	put("etc/subuid", "other:100000:65536\nkyle:165536:65536\n");
 	drop("usr/bin/newgidmap");
 	missing(1000, MACHINE_PODMAN, "newgidmap are missing", "uidmap");
 	missing(1000, MACHINE_BWRAP, "newgidmap are missing", "uidmap");
