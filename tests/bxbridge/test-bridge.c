@@ -483,6 +483,50 @@ test_terminal_first(void **state)
 	assert_true(post_says(t, post, "**Approved** at the terminal (bxctl)"));
 }
 
+/*
+ * The owner's answer read, the terminal answers before the bridge does:
+ * the bridge's answer is no_such_approval, which harms nothing.
+ */
+static void
+test_terminal_wins_the_race(void **state)
+{
+	struct tfix *t = *state;
+	struct asked a, b;
+	char post[27], post_b[27], path[128];
+
+	bridge_start(t);
+	ask(t, &a, "call_1");
+	wait_posted(t, a.id, post);
+	/*
+	 * The bridge is held reading the thread, which holds the owner's
+	 * approval once it is answered.
+	 */
+	snprintf(path, sizeof(path), "/api/v4/posts/%s/thread", post);
+	fake_mm_hold(t->fm, path);
+	assert_int_equal(fake_mm_reply(t->fm, OWNER, post, "approve", NULL,
+	    NULL, NULL), 0);
+	WAIT_FOR(fake_mm_holding(t->fm),
+	    "the bridge to read approval %llu's thread",
+	    (unsigned long long)a.id);
+	terminal(t, bx_msg_refuse(a.id, "first"), BX_MSG_OK);
+	asked_done(&a, BX_STATUS_DENIED);
+	fake_mm_hold(t->fm, NULL);
+	WAIT_FOR(post_says(t, post, "**Refused** at the terminal (bxctl)"),
+	    "the post patched: refused at the terminal");
+	expect_record(broker(t), a.id, BX_ANSWER_REFUSED, "bxctl", "(null)",
+	    "first");
+	/* Nothing went wrong, and the bridge goes on. */
+	assert_true(state_is(t, "last_error", "null"));
+	ask(t, &b, "call_2");
+	wait_posted(t, b.id, post_b);
+	assert_int_equal(fake_mm_react(t->fm, OWNER, post_b, "-1"), 0);
+	WAIT_FOR(records(t, b.id) == 1, "approval %llu's record",
+	    (unsigned long long)b.id);
+	asked_done(&b, BX_STATUS_DENIED);
+	expect_record(broker(t), b.id, BX_ANSWER_REFUSED, OWNER, post_b,
+	    "(null)");
+}
+
 static void
 test_expiry_patches_the_post(void **state)
 {
@@ -627,6 +671,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_terminal_first, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_terminal_wins_the_race,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expiry_patches_the_post,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_limited_then_posts,
