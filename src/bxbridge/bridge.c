@@ -16,13 +16,13 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bxbridge/bridge.h"
 #include "bxbridge/bridge_broker.h"
 #include "bxbridge/bridge_mm.h"
 #include "bxbridge/render.h"
 #include "mm.h"
+#include "proto/clock.h"
 #include "proto/message.h"
 #include "proto/writefile.h"
 
@@ -35,18 +35,9 @@ struct bridge {
 	struct bridge_posts	*b_posts;
 	struct bx_msg		*b_changes;	/* the last approval_changes */
 	bool			 b_hurry;	/* look again at once */
-	time_t			 b_broker_next;	/* monotonic s */
+	int64_t			 b_broker_next;	/* monotonic ms */
 	unsigned int		 b_broker_failures;
 };
-
-static time_t
-mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
-}
 
 /* Waits up to seconds for stop_fd: true if it became readable. */
 static bool
@@ -162,8 +153,8 @@ broker_round(struct bridge *b, int timeout_ms)
 	if (r == -1) {
 		bridge_state_error(&b->b_state, err.msg);
 		b->b_state.bs_broker_up = false;
-		b->b_broker_next = mono_s() +
-		    mm_backoff_s(++b->b_broker_failures);
+		b->b_broker_next = bx_clock_mono_ms() +
+		    mm_backoff_s(++b->b_broker_failures) * 1000LL;
 		return -1;
 	}
 	b->b_state.bs_broker_up = true;
@@ -248,12 +239,10 @@ static int
 serve_loop(struct bridge *b, struct bx_error *err)
 {
 	int poll_ms = b->b_cfg->bc_poll_s * 1000;
-	time_t now;
 	int r;
 
 	for (;;) {
-		now = mono_s();
-		if (now < b->b_broker_next) {
+		if (bx_clock_mono_ms() < b->b_broker_next) {
 			if (stop_within(b->b_stop_fd, b->b_cfg->bc_poll_s))
 				return 0;
 		} else {

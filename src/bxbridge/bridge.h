@@ -20,7 +20,7 @@
  *			patch
  *
  * No failure of the server or of brokerd ends it: 429 waits as the
- * server says, a refused token is retried every BRIDGE_SLOW_RETRY_S,
+ * server says, a refused token is retried every minute (bridge_mm.h),
  * network errors and 5xx back off (mm_backoff_s) up to 60 s, and brokerd
  * gone is reconnected to with the same backoff; each is shown in
  * state.json with its runbook entry.
@@ -33,9 +33,6 @@
 
 #include "bxbridge/config.h"
 #include "proto/error.h"
-
-/* How often a refused token or an unknown owner is tried again. */
-#define BRIDGE_SLOW_RETRY_S	60
 
 /*
  * Serves until stop_fd is readable (0), or fails at once (-1 with err)

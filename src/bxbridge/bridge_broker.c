@@ -4,21 +4,12 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bxbridge/bridge_broker.h"
+#include "proto/clock.h"
 #include "proto/frame.h"
 #include "proto/unixsock.h"
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* 1 if stop_fd is readable before fd, 0 when fd is, -1 at the deadline. */
 static int
@@ -32,7 +23,7 @@ wait_readable(int fd, int stop_fd, int64_t deadline)
 	int r;
 
 	for (;;) {
-		if ((left = deadline - now_ms()) <= 0)
+		if ((left = deadline - bx_clock_mono_ms()) <= 0)
 			return -1;
 		r = poll(pfd, stop_fd >= 0 ? 2 : 1, (int)left);
 		if (r == -1 && errno == EINTR)
@@ -52,7 +43,7 @@ bridge_broker_call(const char *path, const struct bx_msg *req, int wait_ms,
 {
 	struct bx_frame_reader fr;
 	enum bx_frame_status st;
-	int64_t deadline = now_ms() + wait_ms + BRIDGE_BROKER_SLACK_MS;
+	int64_t deadline = bx_clock_mono_ms() + wait_ms + BRIDGE_BROKER_SLACK_MS;
 	const char *line;
 	size_t len;
 	int fd, r, rc = -1;
@@ -73,8 +64,8 @@ bridge_broker_call(const char *path, const struct bx_msg *req, int wait_ms,
 			    path, bx_msg_kind_name(req->kind));
 		goto out;
 	}
-	st = bx_frame_read(&fr, (int)(deadline - now_ms() > 0 ?
-	    deadline - now_ms() : 1), &line, &len, err);
+	st = bx_frame_read(&fr, (int)(deadline - bx_clock_mono_ms() > 0 ?
+	    deadline - bx_clock_mono_ms() : 1), &line, &len, err);
 	if (st != BX_FRAME_OK) {
 		if (st != BX_FRAME_IO)
 			bx_fail(err, "brokerd at %s answered %s with %s", path,

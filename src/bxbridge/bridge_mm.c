@@ -3,20 +3,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "bxbridge/bridge.h"
 #include "bxbridge/bridge_mm.h"
 #include "bxbridge/render.h"
-
-static time_t
-mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
-}
+#include "proto/clock.h"
 
 int
 bridge_mm_open(struct bridge_mm *m, const struct bridge_config *cfg,
@@ -40,6 +30,8 @@ bridge_mm_open(struct bridge_mm *m, const struct bridge_config *cfg,
 void
 bridge_mm_close(struct bridge_mm *m)
 {
+	if (m == NULL)
+		return;
 	mm_client_free(m->m_client);
 	m->m_client = NULL;
 }
@@ -47,7 +39,7 @@ bridge_mm_close(struct bridge_mm *m)
 bool
 bridge_mm_due(const struct bridge_mm *m)
 {
-	return mono_s() >= m->m_next;
+	return bx_clock_mono_ms() >= m->m_next;
 }
 
 /* A call's failure: what the state shows and when to try again. */
@@ -80,7 +72,7 @@ failed(struct bridge_mm *m, int status, const struct bx_error *err)
 		wait_s = mm_backoff_s(++m->m_failures);
 		break;
 	}
-	m->m_next = mono_s() + wait_s;
+	m->m_next = bx_clock_mono_ms() + wait_s * 1000LL;
 	return false;
 }
 
@@ -109,7 +101,7 @@ bridge_mm_connect(struct bridge_mm *m)
 		    m->m_cfg->bc_owner);
 		bridge_state_error(m->m_state, err.msg);
 		m->m_state->bs_mm = BRIDGE_MM_NOT_FOUND;
-		m->m_next = mono_s() + BRIDGE_SLOW_RETRY_S;
+		m->m_next = bx_clock_mono_ms() + BRIDGE_SLOW_RETRY_S * 1000LL;
 		return false;
 	}
 	if ((r = mm_direct_channel(m->m_client, bot.id, owner.id, m->m_dm,
@@ -217,6 +209,7 @@ bridge_mm_answers(struct bridge_mm *m, struct bridge_posts *posts,
     bool (*still_pending)(void *, uint64_t), bridge_answer_fn fn, void *arg)
 {
 	const char *ids[MM_MAX_BULK];
+	struct bridge_post *asked[MM_MAX_BULK];
 	struct bridge_post *e;
 	struct answer a;
 	struct bx_error err;
@@ -227,19 +220,21 @@ bridge_mm_answers(struct bridge_mm *m, struct bridge_posts *posts,
 	for (i = 0; i < bridge_posts_count(posts) && n < MM_MAX_BULK; i++) {
 		e = bridge_posts_at(posts, i);
 		if (e->bp_patch == NULL &&
-		    still_pending(arg, e->bp_approval->approval))
+		    still_pending(arg, e->bp_approval->approval)) {
+			asked[n] = e;
 			ids[n++] = e->bp_post;
+		}
 	}
 	if (n == 0)
 		return true;
 	if ((r = mm_reactions_bulk(m->m_client, ids, n, &bulk, &err)) != MM_OK)
 		return failed(m, r, &err);
-	/* fn may not add or remove entries: it only marks them. */
-	for (i = 0; i < bridge_posts_count(posts); i++) {
-		e = bridge_posts_at(posts, i);
-		if (e->bp_patch != NULL ||
-		    !still_pending(arg, e->bp_approval->approval))
-			continue;
+	/*
+	 * fn may not add or remove entries: it only marks them. More than
+	 * MM_MAX_BULK pending: the rest wait for the first ones to end.
+	 */
+	for (i = 0; i < n; i++) {
+		e = asked[i];
 		if (read_answer(m, e, bulk, &a) != MM_OK) {
 			json_decref(bulk);
 			return false;

@@ -11,13 +11,16 @@
 #define BXBRIDGE_BRIDGE_MM_H
 
 #include <stdbool.h>
-#include <time.h>
+#include <stdint.h>
 
 #include "bxbridge/answer.h"
 #include "bxbridge/bridge_posts.h"
 #include "bxbridge/bridge_state.h"
 #include "bxbridge/config.h"
 #include "mm.h"
+
+/* How often a refused token or an unknown owner is tried again. */
+#define BRIDGE_SLOW_RETRY_S	60
 
 struct bridge_mm {
 	const struct bridge_config *m_cfg;
@@ -26,7 +29,7 @@ struct bridge_mm {
 	bool			 m_ready;	/* bot and DM known */
 	char			 m_bot[MM_ID_LEN + 1];
 	char			 m_dm[MM_ID_LEN + 1];
-	time_t			 m_next;	/* monotonic s: next try */
+	int64_t			 m_next;	/* monotonic ms: next try */
 	unsigned int		 m_failures;	/* network/5xx in a row */
 };
 

@@ -64,6 +64,20 @@ string_or_null(const char *s)
 	return s != NULL ? json_string(s) : json_null();
 }
 
+/* The last error as JSON; a server's words that are not UTF-8 are said so. */
+static json_t *
+last_error(const struct bridge_state *st)
+{
+	json_t *s;
+
+	if (st->bs_last_error[0] == '\0')
+		return json_null();
+	if ((s = json_string(st->bs_last_error)) != NULL)
+		return s;
+	return json_string("an error whose text is not UTF-8 (the "
+	    "server's words?)");
+}
+
 int
 bridge_state_write(const struct bridge_state *st, const char *state_dir,
     struct bx_error *err)
@@ -78,8 +92,7 @@ bridge_state_write(const struct bridge_state *st, const char *state_dir,
 	    "updated", (json_int_t)time(NULL),
 	    "mattermost", bridge_state_mm_name(st->bs_mm),
 	    "broker", st->bs_broker_up ? "connected" : "unreachable",
-	    "last_error", has_error ? json_string(st->bs_last_error) :
-	    json_null(),
+	    "last_error", last_error(st),
 	    "last_error_at", has_error ?
 	    json_integer((json_int_t)st->bs_last_error_at) : json_null(),
 	    "runbook", string_or_null(bridge_state_runbook(st)),

@@ -16,6 +16,7 @@
  *	expiry: the post says so
  *	429 once: the post is made after the wait; 401: state.json says
  *	token-refused with its runbook entry, and the terminal still works
+ *	an owner the server does not know: not-found, likewise
  *	the server gone and back: the bridge posts once it is back
  *	a restarted bridge does not post again, answers and patches what
  *	the one before posted, and patches a post whose approval ended
@@ -588,6 +589,25 @@ test_token_refused(void **state)
 	assert_int_equal(requests_to(t, "GET", "/api/v4/users/me"), 1);
 }
 
+/* An owner the server does not know: not-found, the terminal works on. */
+static void
+test_owner_not_found(void **state)
+{
+	struct tfix *t = *state;
+	struct asked a;
+
+	t->cfg.bc_owner = "nobody00000000000000000000";
+	bridge_start(t);
+	WAIT_FOR(state_is(t, "mattermost", "\"not-found\"") &&
+	    state_is(t, "runbook", "\"" BRIDGE_RUNBOOK_OWNER "\"") &&
+	    state_is(t, "broker", "\"connected\""),
+	    "state.json to say not-found with its runbook entry");
+	ask(t, &a, "call_1");
+	terminal(t, bx_msg_approve(a.id), BX_MSG_APPROVE_RESULT);
+	asked_done(&a, BX_STATUS_RESULT);
+	assert_int_equal(requests_to(t, "POST", "/api/v4/posts"), 0);
+}
+
 static void
 test_server_gone_and_back(void **state)
 {
@@ -678,6 +698,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rate_limited_then_posts,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_token_refused, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_owner_not_found, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_server_gone_and_back,
 		    setup, teardown),
