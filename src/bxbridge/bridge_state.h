@@ -8,7 +8,7 @@
  *	               "token-refused" | "rate-limited" | "not-found",
  *	 "broker": "connected" | "unreachable",
  *	 "last_error": STRING | null, "last_error_at": UNIX_S | null,
- *	 "runbook": "docs/runbook.md#ANCHOR" | null, "pending_posts": N}
+ *	 "runbook": one of the entries below | null, "pending_posts": N}
  *
  * "updated" is the bridge's heartbeat: `bxctl status` takes a state older
  * than max(3 * poll_s, 90) s, or whose pid is not running, for "not
