@@ -93,14 +93,28 @@ known_ids(struct bridge *b, size_t *ret_n)
 	return ids;
 }
 
+/* Sets the text e's post is to be patched to, as o says. */
+static void
+retire(struct bridge *b, struct bridge_post *e, const struct render_outcome *o)
+{
+	struct bx_error err;
+	char *text = NULL;
+
+	if (render_outcome(e->bp_approval, o, &text, &err) == -1) {
+		bridge_state_error(&b->b_state, err.msg);
+		return;
+	}
+	if (bridge_post_set(&e->bp_patch, text) == -1)
+		bridge_state_error(&b->b_state, "out of memory");
+	free(text);
+}
+
 /* The patched post of an ended approval, from what brokerd said. */
 static void
 ended(struct bridge *b, const struct bx_ended_approval *end)
 {
 	struct bridge_post *e = bridge_posts_find(b->b_posts, end->approval);
 	struct render_outcome o = { 0 };
-	struct bx_error err;
-	char *text = NULL;
 
 	if (e == NULL || e->bp_patch != NULL)
 		return;
@@ -122,13 +136,35 @@ ended(struct bridge *b, const struct bx_ended_approval *end)
 		o.ro_result = RENDER_GONE;
 		break;
 	}
-	if (render_outcome(e->bp_approval, &o, &text, &err) == -1) {
-		bridge_state_error(&b->b_state, err.msg);
+	retire(b, e, &o);
+}
+
+static bool
+same_text(const char *a, const char *b)
+{
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+/*
+ * A pending approval whose id a post holds, but which is not the one
+ * posted (approval ids are the audit log's and do not repeat, but a
+ * replaced home could): the old post is retired, so that no answer to it
+ * decides another call; the new one is posted once it is.
+ */
+static void
+check_posted(struct bridge *b, const struct bx_pending_approval *pa)
+{
+	struct bridge_post *e = bridge_posts_find(b->b_posts, pa->approval);
+	const struct bx_pending_approval *old;
+	struct render_outcome o = { .ro_result = RENDER_GONE };
+
+	if (e == NULL || e->bp_patch != NULL)
 		return;
-	}
-	if (bridge_post_set(&e->bp_patch, text) == -1)
-		bridge_state_error(&b->b_state, "out of memory");
-	free(text);
+	old = e->bp_approval;
+	if (same_text(old->session, pa->session) &&
+	    same_text(old->call, pa->call) && old->created == pa->created)
+		return;
+	retire(b, e, &o);
 }
 
 /* One approvals_wait: 0 when taken, 1 on stop, -1 when brokerd failed. */
@@ -162,6 +198,8 @@ broker_round(struct bridge *b, int timeout_ms)
 	b->b_hurry = false;
 	for (i = 0; i < changes->approval_changes.nended; i++)
 		ended(b, &changes->approval_changes.ended[i]);
+	for (i = 0; i < changes->approval_changes.nitems; i++)
+		check_posted(b, &changes->approval_changes.items[i]);
 	bx_msg_free(b->b_changes);
 	b->b_changes = changes;
 	return 0;

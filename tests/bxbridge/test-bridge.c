@@ -20,7 +20,8 @@
  *	the server gone and back: the bridge posts once it is back
  *	a restarted bridge does not post again, answers and patches what
  *	the one before posted, and patches a post whose approval ended
- *	while it was down
+ *	while it was down; a post of posts.json whose approval id brokerd
+ *	now holds for another call is retired, not answered for it
  *
  * Every wait is for a condition, bounded by WAIT_MS, and fails naming it.
  */
@@ -677,6 +678,45 @@ test_restart_does_not_post_twice(void **state)
 	assert_int_equal(requests_to(t, "POST", "/api/v4/posts"), 2);
 }
 
+/*
+ * posts.json names a post for an approval id that brokerd now holds for
+ * another call: that post is retired (patched), never answered for the
+ * new call, which gets a post of its own.
+ */
+static void
+test_a_reused_id_is_not_the_old_post(void **state)
+{
+	struct tfix *t = *state;
+	struct asked a;
+	char path[PATH_MAX], text[1024], post[27];
+	const char *old = "old00000000000000000000000";
+	FILE *fp;
+
+	ask(t, &a, "call_1");
+	snprintf(path, sizeof(path), "%s/posts.json", t->dir);
+	assert_non_null(fp = fopen(path, "w"));
+	snprintf(text, sizeof(text), "{\"approvals\":[{\"approval\":%llu,"
+	    "\"session\":\"chat-1\",\"call\":\"call_old\","
+	    "\"tool\":\"read_file\",\"arguments\":\"{}\","
+	    "\"grant\":\"notes\",\"taint\":\"private\","
+	    "\"created\":\"2026-09-18T12:00:00.000Z\","
+	    "\"expires\":\"2026-09-18T12:15:00.000Z\"}],"
+	    "\"posts\":[\"%s\"]}\n", (unsigned long long)a.id, old);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+	bridge_start(t);
+	wait_posted(t, a.id, post);
+	assert_string_not_equal(post, old);
+	snprintf(path, sizeof(path), "/api/v4/posts/%s/patch", old);
+	assert_int_equal(requests_to(t, "PUT", path), 1);
+	assert_int_equal(fake_mm_react(t->fm, OWNER, post, "+1"), 0);
+	WAIT_FOR(records(t, a.id) == 1, "approval %llu's record",
+	    (unsigned long long)a.id);
+	asked_done(&a, BX_STATUS_RESULT);
+	expect_record(broker(t), a.id, BX_ANSWER_APPROVED, OWNER, post,
+	    "(null)");
+}
+
 int
 main(void)
 {
@@ -705,6 +745,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_restart_does_not_post_twice, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_a_reused_id_is_not_the_old_post, setup, teardown),
 	};
 	int rc;
 
