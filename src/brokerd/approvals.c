@@ -335,7 +335,8 @@ id_cmp(const void *a, const void *b)
 static bool
 known_has(const uint64_t *known, size_t n, uint64_t id)
 {
-	return bsearch(&id, known, n, sizeof(*known), id_cmp) != NULL;
+	/* An empty known may be NULL, which bsearch must not be given. */
+	return n > 0 && bsearch(&id, known, n, sizeof(*known), id_cmp) != NULL;
 }
 
 /*
