@@ -318,8 +318,10 @@ bridge_serve(const struct bridge_config *cfg, const char *token,
 	if (bridge_mm_open(&b.b_mm, cfg, token, mm_socket, &b.b_state,
 	    err) == -1)
 		goto out;
-	if (bridge_state_write(&b.b_state, state_dir, err) == -1)
-		goto out;
+	/*
+	 * state.json is first written after the first round, which tells
+	 * how brokerd is: before it, "broker" could only be a guess.
+	 */
 	rc = serve_loop(&b, err);
 out:
 	bridge_mm_close(&b.b_mm);
