@@ -66,9 +66,13 @@ failed(struct bridge_mm *m, int status, const struct bx_error *err)
 	default:
 		/*
 		 * Refused, or an answer out of shape: asking again at once
-		 * would do no better, so this backs off too; the state keeps
-		 * saying what it said, the error says what went wrong.
+		 * would do no better, so this backs off too. Before the start
+		 * succeeded, the URL does not lead to a Mattermost server that
+		 * works (unreachable); after it, the state keeps saying what it
+		 * said and the error says what went wrong.
 		 */
+		if (!m->m_ready)
+			st->bs_mm = BRIDGE_MM_UNREACHABLE;
 		wait_s = mm_backoff_s(++m->m_failures);
 		break;
 	}
