@@ -35,10 +35,13 @@ struct fake_mm {
 	char		*fm_token;
 	pthread_t	 fm_thread;
 	bool		 fm_running;
-	pthread_mutex_t	 fm_lock;	/* guards the three below */
+	pthread_mutex_t	 fm_lock;	/* guards what follows */
 	struct fm_state	*fm_state;
 	char		**fm_requests;	/* log lines */
 	size_t		 fm_nrequests;
+	pthread_cond_t	 fm_changed;	/* fm_hold or fm_holding changed */
+	char		*fm_hold;	/* NULL, or the paths held */
+	bool		 fm_holding;	/* a request is held now */
 };
 
 static bool
@@ -101,6 +104,17 @@ serve_one(struct fake_mm *fm, int fd, FILE *in)
 		return;
 	}
 	pthread_mutex_lock(&fm->fm_lock);
+	/* A held request waits, unanswered, until the test releases it. */
+	while (fm->fm_hold != NULL && strncmp(req.path, "/fake/", 6) != 0 &&
+	    strncmp(req.path, fm->fm_hold, strlen(fm->fm_hold)) == 0) {
+		fm->fm_holding = true;
+		pthread_cond_broadcast(&fm->fm_changed);
+		pthread_cond_wait(&fm->fm_changed, &fm->fm_lock);
+	}
+	if (fm->fm_holding) {
+		fm->fm_holding = false;
+		pthread_cond_broadcast(&fm->fm_changed);
+	}
 	if (strncmp(req.path, "/fake/", 6) == 0)
 		fake_mm_control(fm->fm_state, req.method, req.path, req.body,
 		    &a);
@@ -251,6 +265,7 @@ fake_mm_start(const struct fake_mm_opts *opts, struct fake_mm **ret,
 	fm->fm_listen = fm->fm_stop[0] = fm->fm_stop[1] = -1;
 	fm->fm_port = opts->port;
 	pthread_mutex_init(&fm->fm_lock, NULL);
+	pthread_cond_init(&fm->fm_changed, NULL);
 	fm->fm_token = strdup(opts->token != NULL ? opts->token :
 	    FAKE_MM_TOKEN);
 	fm->fm_state = fm_state_new(opts->bot_id != NULL ? opts->bot_id :
@@ -286,6 +301,8 @@ fake_mm_stop(struct fake_mm *fm)
 
 	if (fm == NULL)
 		return;
+	/* A request held would keep the thread from stopping. */
+	fake_mm_hold(fm, NULL);
 	fake_mm_suspend(fm);
 	if (fm->fm_stop[0] != -1) {
 		close(fm->fm_stop[0]);
@@ -296,6 +313,8 @@ fake_mm_stop(struct fake_mm *fm)
 	free(fm->fm_requests);
 	fm_state_free(fm->fm_state);
 	pthread_mutex_destroy(&fm->fm_lock);
+	pthread_cond_destroy(&fm->fm_changed);
+	free(fm->fm_hold);
 	free(fm->fm_unix_path);
 	free(fm->fm_log_path);
 	free(fm->fm_token);
@@ -391,6 +410,41 @@ fake_mm_post_message(struct fake_mm *fm, const char *post_id)
 		copy = strdup(message);
 	pthread_mutex_unlock(&fm->fm_lock);
 	return copy;
+}
+
+void
+fake_mm_hold(struct fake_mm *fm, const char *path_prefix)
+{
+	pthread_mutex_lock(&fm->fm_lock);
+	free(fm->fm_hold);
+	fm->fm_hold = path_prefix != NULL ? strdup(path_prefix) : NULL;
+	pthread_cond_broadcast(&fm->fm_changed);
+	pthread_mutex_unlock(&fm->fm_lock);
+}
+
+bool
+fake_mm_holding(struct fake_mm *fm)
+{
+	bool holding;
+
+	pthread_mutex_lock(&fm->fm_lock);
+	holding = fm->fm_holding;
+	pthread_mutex_unlock(&fm->fm_lock);
+	return holding;
+}
+
+json_t *
+fake_mm_posts(struct fake_mm *fm)
+{
+	json_t *live, *posts;
+
+	/* A deep copy: the server thread changes its posts as it goes. */
+	pthread_mutex_lock(&fm->fm_lock);
+	live = fm_state_posts(fm->fm_state);
+	posts = json_deep_copy(live);
+	pthread_mutex_unlock(&fm->fm_lock);
+	json_decref(live);
+	return posts;
 }
 
 size_t

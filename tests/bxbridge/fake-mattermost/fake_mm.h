@@ -121,6 +121,16 @@ void	fake_mm_fail(struct fake_mm *, enum fake_mm_fail, unsigned int count,
 void	fake_mm_dm(struct fake_mm *, char *buf);
 /* A post's current message (NULL if no such post or deleted). */
 char	*fake_mm_post_message(struct fake_mm *, const char *post_id);
+/*
+ * API requests whose path starts with path_prefix are held, unanswered,
+ * until the hold is lifted (path_prefix NULL), so that a test can act
+ * between the bridge's request and the server's answer.
+ * fake_mm_holding() says whether one is held now.
+ */
+void	fake_mm_hold(struct fake_mm *, const char *path_prefix);
+bool	fake_mm_holding(struct fake_mm *);
+/* The live posts, id -> Post (a new reference: json_decref it). */
+json_t	*fake_mm_posts(struct fake_mm *);
 /* API requests received so far, and the i-th as its log line. */
 size_t	fake_mm_request_count(struct fake_mm *);
 char	*fake_mm_request(struct fake_mm *, size_t i);
