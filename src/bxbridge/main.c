@@ -138,12 +138,24 @@ check_jailed(const struct args *a, struct bx_error *err)
 	return 0;
 }
 
-/* The home: BOXMAKER_HOME (the launcher sets it in the jail) or the default. */
+/*
+ * The home: outside the jail proto/defaults.h's; in it the launcher's,
+ * BOXMAKER_HOME (the jail's uid has no HOME to find a default from).
+ */
 static int
-find_home(char ret[BX_PATH_MAX + 1], struct bx_error *err)
+find_home(bool in_jail, char ret[BX_PATH_MAX + 1], struct bx_error *err)
 {
 	struct bx_defaults d;
+	const char *home;
 
+	if (in_jail) {
+		home = getenv("BOXMAKER_HOME");
+		if (home == NULL || home[0] != '/' || strlen(home) > BX_PATH_MAX)
+			return bx_fail(err, "BOXMAKER_HOME, which bxbridge's "
+			    "launcher sets in the jail, is missing or wrong");
+		snprintf(ret, BX_PATH_MAX + 1, "%s", home);
+		return 0;
+	}
 	if (bx_defaults_get(&d, err) == -1)
 		return -1;
 	memcpy(ret, d.d_home, sizeof(d.d_home));
@@ -225,7 +237,7 @@ run_in_jail(const struct args *a, const struct bridge_config *cfg,
 	char *token = NULL;
 	int rc;
 
-	if (check_jailed(a, err) == -1 || find_home(home, err) == -1 ||
+	if (check_jailed(a, err) == -1 || find_home(true, home, err) == -1 ||
 	    secret_read_fd(&bridge_token, BRIDGE_TOKEN_FD, &token, err) == -1)
 		return -1;
 	close(BRIDGE_TOKEN_FD);
@@ -257,7 +269,7 @@ run(const struct args *a, const struct bridge_config *cfg)
 		return 1;
 	}
 	if (config_path(a->a_config, path, &err) == -1 ||
-	    find_home(home, &err) == -1) {
+	    find_home(false, home, &err) == -1) {
 		fprintf(stderr, "bxbridge: %s\n", err.msg);
 		return 1;
 	}

@@ -76,10 +76,11 @@ secret_load(const struct secret_kind *k, const char *path, char **ret,
 	}
 	/* Another's file could be swapped under us by them, and read by them. */
 	if (st.st_uid != geteuid()) {
-		bx_fail(err, "%s belongs to uid %u, not to you (uid %u): only "
-		    "the %s's own file is read (chown %u %s); %s", where,
-		    (unsigned)st.st_uid, (unsigned)geteuid(), k->sk_noun,
-		    (unsigned)geteuid(), path, k->sk_runbook);
+		bx_fail(err, "%s belongs to uid %u, not to you (uid %u): "
+		    "only a file of your own is trusted with the %s (chown "
+		    "%u %s); %s", where, (unsigned)st.st_uid,
+		    (unsigned)geteuid(), k->sk_noun, (unsigned)geteuid(), path,
+		    k->sk_runbook);
 		goto out;
 	}
 	if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
