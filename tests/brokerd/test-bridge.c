@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "broker-fixture.h"
+#include "served-fixture.h"
 #include "brokerd/bridge.h"
 #include "proto/clock.h"
 #include "proto/readfile.h"
@@ -30,13 +31,6 @@
 #define POST	"p9w2c7dj4xkqm8rf3nt6ybz1ve"
 /* Long: a wait that returned at its timeout instead of on a change shows. */
 #define LONG_WAIT_MS	20000
-
-/* One ask call, pending. */
-struct asked {
-	struct bpeer	 p;
-	struct bcall	*call;
-	uint64_t	 id;
-};
 
 static struct bx_msg *
 bridge(struct bfix *f, struct bx_msg *req)
@@ -51,73 +45,11 @@ bridge(struct bfix *f, struct bx_msg *req)
 	return answer;
 }
 
+/* One call of the ask grant, pending. */
 static void
 ask(struct bfix *f, struct asked *a, const char *call)
 {
-	struct bx_msg *m;
-
-	bpeer_init(&a->p);
-	a->call = bfix_call_async(f, &a->p, "chat-1", call, "read_file",
-	    "{\"path\":\"/notes/a\"}");
-	bpeer_wait(&a->p, 1);
-	m = bpeer_frame(&a->p, 0);
-	assert_int_equal(m->tool_response.status, BX_STATUS_PENDING_APPROVAL);
-	a->id = m->tool_response.approval;
-	bx_msg_free(m);
-}
-
-/* The call ends with its final frame of status st. */
-static void
-done(struct asked *a, enum bx_status st)
-{
-	struct bx_msg *m;
-
-	bfix_join(a->call);
-	m = bpeer_frame(&a->p, a->p.nframes - 1);
-	assert_true(bx_msg_is_final(m));
-	assert_int_equal(m->tool_response.status, st);
-	bx_msg_free(m);
-	bpeer_free(&a->p);
-}
-
-/* How many Approval records the log holds for decision id; the last one. */
-static size_t
-approvals_of(struct bfix *f, uint64_t id, enum bx_answer *answer, char *by,
-    char *post, char *reason)
-{
-	struct bx_audit_record *r;
-	size_t i, n, found = 0;
-
-	n = bfix_records(f, &r);
-	for (i = 0; i < n; i++) {
-		if (r[i].event.type != BX_AUDIT_APPROVAL ||
-		    r[i].event.approval.decision != id)
-			continue;
-		found++;
-		*answer = r[i].event.approval.answer;
-		snprintf(by, 64, "%s", r[i].event.approval.by != NULL ?
-		    r[i].event.approval.by : "(null)");
-		snprintf(post, 64, "%s", r[i].event.approval.post != NULL ?
-		    r[i].event.approval.post : "(null)");
-		snprintf(reason, 64, "%s", r[i].event.approval.reason != NULL ?
-		    r[i].event.approval.reason : "(null)");
-	}
-	bfix_records_free(r, n);
-	return found;
-}
-
-static void
-expect_record(struct bfix *f, uint64_t id, enum bx_answer want_answer,
-    const char *want_by, const char *want_post, const char *want_reason)
-{
-	char by[64], post[64], reason[64];
-	enum bx_answer answer;
-
-	assert_int_equal(approvals_of(f, id, &answer, by, post, reason), 1);
-	assert_int_equal(answer, want_answer);
-	assert_string_equal(by, want_by);
-	assert_string_equal(post, want_post);
-	assert_string_equal(reason, want_reason);
+	asked_start(f, a, call, "read_file", "{\"path\":\"/notes/a\"}");
 }
 
 static void
@@ -163,7 +95,7 @@ test_approve_from_mattermost_records_by_and_post(void **state)
 	/* The re-decision of an ask grant: ask, which runs. */
 	assert_int_equal(m->approve_result.kind, BX_OUTCOME_ASK);
 	bx_msg_free(m);
-	done(&a, BX_STATUS_RESULT);
+	asked_done(&a, BX_STATUS_RESULT);
 	expect_record(f, a.id, BX_ANSWER_APPROVED, OWNER, POST, "(null)");
 	/* Answered: the terminal is told so. */
 	expect_error(bfix_admin(f, bx_msg_approve(a.id)),
@@ -182,7 +114,7 @@ test_refuse_from_mattermost_records_by_and_post(void **state)
 	    POST));
 	assert_int_equal(m->kind, BX_MSG_OK);
 	bx_msg_free(m);
-	done(&a, BX_STATUS_DENIED);
+	asked_done(&a, BX_STATUS_DENIED);
 	expect_record(f, a.id, BX_ANSWER_REFUSED, OWNER, POST,
 	    "not from the phone");
 	assert_int_equal(recording_count(&f->rec), 0);
@@ -199,14 +131,14 @@ test_terminal_keeps_bxctl(void **state)
 	m = bfix_admin(f, bx_msg_approve(a.id));
 	assert_int_equal(m->kind, BX_MSG_APPROVE_RESULT);
 	bx_msg_free(m);
-	done(&a, BX_STATUS_RESULT);
+	asked_done(&a, BX_STATUS_RESULT);
 	expect_record(f, a.id, BX_ANSWER_APPROVED, "bxctl", "(null)",
 	    "(null)");
 	ask(f, &b, "call_2");
 	m = bfix_admin(f, bx_msg_refuse(b.id, "no"));
 	assert_int_equal(m->kind, BX_MSG_OK);
 	bx_msg_free(m);
-	done(&b, BX_STATUS_DENIED);
+	asked_done(&b, BX_STATUS_DENIED);
 	expect_record(f, b.id, BX_ANSWER_REFUSED, "bxctl", "(null)", "no");
 }
 
@@ -236,7 +168,7 @@ test_answers_must_say_where_they_come_from(void **state)
 	m = bfix_admin(f, bx_msg_refuse(a.id, NULL));
 	assert_int_equal(m->kind, BX_MSG_OK);
 	bx_msg_free(m);
-	done(&a, BX_STATUS_DENIED);
+	asked_done(&a, BX_STATUS_DENIED);
 	expect_record(f, a.id, BX_ANSWER_REFUSED, "bxctl", "(null)",
 	    "(null)");
 }
@@ -300,7 +232,7 @@ test_first_answer_wins(void **state)
 		    NULL);
 		bx_msg_free(r[winner].answer);
 		wins[winner]++;
-		done(&a, BX_STATUS_RESULT);
+		asked_done(&a, BX_STATUS_RESULT);
 		assert_int_equal(approvals_of(f, a.id, &answer, by, post,
 		    reason), 1);
 		assert_int_equal(answer, BX_ANSWER_APPROVED);
@@ -393,7 +325,7 @@ test_wait_wakes_on_new_and_on_end(void **state)
 	assert_true(c->ended[0].has_outcome);
 	assert_int_equal(c->ended[0].outcome.kind, BX_OUTCOME_ASK);
 	bx_msg_free(w.answer);
-	done(&a, BX_STATUS_RESULT);
+	asked_done(&a, BX_STATUS_RESULT);
 }
 
 /* Answered at the terminal: the bridge learns it, with no Mattermost user. */
@@ -419,7 +351,7 @@ test_wait_sees_the_terminal_answer(void **state)
 	assert_true(c->ended[0].has_outcome);
 	assert_int_equal(c->ended[0].outcome.reason, BX_DENY_APPROVAL_REFUSED);
 	bx_msg_free(w.answer);
-	done(&a, BX_STATUS_DENIED);
+	asked_done(&a, BX_STATUS_DENIED);
 	/* The bridge's later approve is too late. */
 	expect_error(bridge(f, bx_msg_approve_from(a.id, OWNER, POST)),
 	    BX_CODE_NO_SUCH_APPROVAL, NULL);
@@ -456,7 +388,7 @@ test_wait_sees_expiry_and_forgets_the_unknown(void **state)
 	assert_true(c->ended[0].has_outcome);
 	assert_int_equal(c->ended[0].outcome.reason, BX_DENY_APPROVAL_EXPIRED);
 	bx_msg_free(w.answer);
-	done(&a, BX_STATUS_DENIED);
+	asked_done(&a, BX_STATUS_DENIED);
 }
 
 /* With nothing changing, it waits its timeout out and says so unchanged. */
@@ -483,7 +415,7 @@ test_wait_times_out_unchanged(void **state)
 	bx_msg_free(m);
 	m = bfix_admin(f, bx_msg_refuse(a.id, NULL));
 	bx_msg_free(m);
-	done(&a, BX_STATUS_DENIED);
+	asked_done(&a, BX_STATUS_DENIED);
 }
 
 /* brokerd stopping ends a wait at once. */

@@ -30,7 +30,7 @@
 
 #include "../proto/peer-client.h"
 #include "broker-fixture.h"
-#include "brokerd/serve.h"
+#include "served-fixture.h"
 #include "serve-client.h"
 
 #define JAIL_UID	4242
@@ -45,81 +45,34 @@
 #define WAIT_NONE	"{\"kind\":\"approvals_wait\",\"known\":[]," \
 			"\"timeout_ms\":0}\n"
 
-struct pfix {
-	struct bfix	*f;
-	struct serve	*s;
-	pthread_t	 thread;
-	char		 broker[4096];
-	char		 admin[4096];
-	char		 bridge[4096];
-	int		 rc;
-};
-
-static void *
-serve_thread(void *arg)
-{
-	struct pfix *x = arg;
-	struct bx_error err;
-
-	x->rc = serve_run(x->s, &err);
-	return NULL;
-}
-
 /*
  * A server whose broker.sock serves JAIL_UID and whose bridge.sock serves
- * BRIDGE_UID when jailed is true.
+ * BRIDGE_UID when jailed is true, the sockets' modes opened.
  */
-static struct pfix *
+static struct served *
 start(bool jailed)
 {
-	struct pfix *x = calloc(1, sizeof(*x));
-	struct serve_config sc;
-	struct bx_error err;
+	struct bfix *f = bfix_new(900000, NULL);
+	struct served *x;
 
-	x->f = bfix_new(900000, NULL);
-	bfix_grant(x->f, "docs", "read_file", "auto", "secret", "public",
+	bfix_grant(f, "docs", "read_file", "auto", "secret", "public",
 	    false, "paths = [\"/docs\"]");
-	snprintf(x->broker, sizeof(x->broker), "%s/run/loop-broker/broker.sock",
-	    x->f->home);
-	snprintf(x->admin, sizeof(x->admin), "%s/run/owner-broker/admin.sock",
-	    x->f->home);
-	snprintf(x->bridge, sizeof(x->bridge),
-	    "%s/run/bridge-broker/bridge.sock", x->f->home);
-	memset(&sc, 0, sizeof(sc));
-	sc.broker_socket = x->broker;
-	sc.admin_socket = x->admin;
-	sc.bridge_socket = x->bridge;
-	sc.broker = x->f->broker;
-	/* Long: a check that waited for the first frame would show. */
-	sc.read_timeout_ms = 60000;
-	sc.stop_fd = -1;
-	sc.has_loop_uid = jailed;
-	sc.loop_uid = JAIL_UID;
-	sc.has_bridge_uid = jailed;
-	sc.bridge_uid = BRIDGE_UID;
-	if ((x->s = serve_new(&sc, &err)) == NULL)
-		fail_msg("serve_new: %s", err.msg);
-	peer_open_modes(x->f->home, x->broker);
-	peer_open_modes(x->f->home, x->admin);
-	peer_open_modes(x->f->home, x->bridge);
-	assert_int_equal(pthread_create(&x->thread, NULL, serve_thread, x), 0);
+	x = served_start(f, jailed, JAIL_UID, BRIDGE_UID);
+	peer_open_modes(f->home, x->broker);
+	peer_open_modes(f->home, x->admin);
+	peer_open_modes(f->home, x->bridge);
 	return x;
 }
 
 static void
-stop(struct pfix *x)
+stop(struct served *x)
 {
-	serve_stop(x->s);
-	pthread_join(x->thread, NULL);
-	assert_int_equal(x->rc, 0);
-	serve_free(x->s);
-	bfix_free(x->f);
-	free(x);
+	served_stop(x);
 }
 
 /* How many times brokerd printed the refusal of uid on socket. */
 static size_t
-refusals(struct pfix *x, const char *socket, uid_t uid)
+refusals(struct served *x, const char *socket, uid_t uid)
 {
 	char want[128];
 
@@ -140,7 +93,7 @@ need_root(void **state)
 static void
 test_admin_sock_refuses_the_jail_uid(void **state)
 {
-	struct pfix *x = start(true);
+	struct served *x = start(true);
 	struct bx_msg *m;
 
 	(void)state;
@@ -165,7 +118,7 @@ test_admin_sock_refuses_the_jail_uid(void **state)
 static void
 test_broker_sock_serves_the_jail_uid_only(void **state)
 {
-	struct pfix *x = start(true);
+	struct served *x = start(true);
 	struct bx_msg *m;
 
 	(void)state;
@@ -195,7 +148,7 @@ test_broker_sock_serves_the_jail_uid_only(void **state)
 static void
 test_broker_sock_without_the_jail_uid(void **state)
 {
-	struct pfix *x = start(false);
+	struct served *x = start(false);
 	struct bx_msg *m;
 
 	(void)state;
@@ -219,7 +172,7 @@ test_broker_sock_without_the_jail_uid(void **state)
 static void
 test_bridge_sock_serves_the_bridge_uid_only(void **state)
 {
-	struct pfix *x = start(true);
+	struct served *x = start(true);
 	struct bx_msg *m;
 
 	(void)state;
@@ -264,7 +217,7 @@ test_bridge_sock_serves_the_bridge_uid_only(void **state)
 static void
 test_bridge_sock_without_the_bridge_uid(void **state)
 {
-	struct pfix *x = start(false);
+	struct served *x = start(false);
 	struct bx_msg *m;
 
 	(void)state;
@@ -288,7 +241,7 @@ test_bridge_sock_without_the_bridge_uid(void **state)
 static void
 test_refused_before_the_first_frame(void **state)
 {
-	struct pfix *x = start(true);
+	struct served *x = start(true);
 
 	(void)state;
 	peer_expect_forbidden(peer_exchange(OTHER_UID, x->admin, NULL),

@@ -393,6 +393,20 @@ fake_mm_post_message(struct fake_mm *fm, const char *post_id)
 	return copy;
 }
 
+json_t *
+fake_mm_posts(struct fake_mm *fm)
+{
+	json_t *live, *posts;
+
+	/* A deep copy: the server thread changes its posts as it goes. */
+	pthread_mutex_lock(&fm->fm_lock);
+	live = fm_state_posts(fm->fm_state);
+	posts = json_deep_copy(live);
+	pthread_mutex_unlock(&fm->fm_lock);
+	json_decref(live);
+	return posts;
+}
+
 size_t
 fake_mm_request_count(struct fake_mm *fm)
 {

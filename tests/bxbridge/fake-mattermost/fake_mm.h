@@ -121,6 +121,8 @@ void	fake_mm_fail(struct fake_mm *, enum fake_mm_fail, unsigned int count,
 void	fake_mm_dm(struct fake_mm *, char *buf);
 /* A post's current message (NULL if no such post or deleted). */
 char	*fake_mm_post_message(struct fake_mm *, const char *post_id);
+/* The live posts, id -> Post (a new reference: json_decref it). */
+json_t	*fake_mm_posts(struct fake_mm *);
 /* API requests received so far, and the i-th as its log line. */
 size_t	fake_mm_request_count(struct fake_mm *);
 char	*fake_mm_request(struct fake_mm *, size_t i);
