@@ -4,37 +4,47 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bxbridge/bridge_state.h"
 #include "bxbridge/check.h"
 #include "mm.h"
 
-/* The runbook entry for a failed call: what the owner has to fix. */
-static const char *
-entry_for(int status, const char *step)
+/* What a failed call means, as state.json says it. */
+struct failure {
+	const char	*f_word;
+	const char	*f_runbook;	/* the entry: what the owner fixes */
+};
+
+static struct failure
+failure_of(int status, const char *step)
 {
 	switch (status) {
 	case MM_TOKEN_REFUSED:
-		return "token-refused";
+		return (struct failure){ "token-refused",
+		    BRIDGE_RUNBOOK_TOKEN };
 	case MM_RATE_LIMITED:
-		return "rate-limited";
+		return (struct failure){ "rate-limited", BRIDGE_RUNBOOK_RATE };
 	case MM_UNREACHABLE:
-		return "unreachable";
+		return (struct failure){ "unreachable", BRIDGE_RUNBOOK_MM };
 	default:
-		/* users/{owner} refused: no such user, the id is wrong. */
-		return strcmp(step, "users/{owner}") == 0 ? "not-found" :
-		    "refused";
+		/* The owner or the DM refused: the id is wrong, or deleted. */
+		if (strcmp(step, "users/{owner}") == 0 ||
+		    strcmp(step, "channels/direct") == 0)
+			return (struct failure){ "not-found",
+			    BRIDGE_RUNBOOK_OWNER };
+		return (struct failure){ "refused", BRIDGE_RUNBOOK_MM };
 	}
 }
 
-/* "ENTRY: STEP failed: what happened; see the entry", ENTRY first. */
+/* "WORD: STEP failed: what happened; see the entry", WORD first. */
 static int
 failed(int status, const char *step, struct bx_error *err)
 {
-	const char *entry = entry_for(status, step);
+	struct failure f = failure_of(status, step);
 	char said[BX_ERROR_MAX];
 
 	snprintf(said, sizeof(said), "%s", err->msg);
-	return bx_fail(err, "%s: %s failed: %s; see " BRIDGE_CHECK_RUNBOOK
-	    "%s", entry, step, said, entry);
+	return bx_fail(err, "%s: %s failed: %s; see %s", f.f_word, step, said,
+	    f.f_runbook);
 }
 
 static int
@@ -50,8 +60,8 @@ run(struct mm_client *mm, const struct bridge_config *cfg,
 		return failed(s, "users/{owner}", err);
 	if (r->bc_owner.deleted)
 		return bx_fail(err, "not-found: users/{owner}: the owner %s "
-		    "(@%s) is deactivated; see " BRIDGE_CHECK_RUNBOOK
-		    "not-found", cfg->bc_owner, r->bc_owner.username);
+		    "(@%s) is deactivated; see " BRIDGE_RUNBOOK_OWNER,
+		    cfg->bc_owner, r->bc_owner.username);
 	if ((s = mm_direct_channel(mm, r->bc_bot.id, cfg->bc_owner,
 	    r->bc_dm, err)) != MM_OK)
 		return failed(s, "channels/direct", err);

@@ -4,9 +4,10 @@
  * start (spec 3.4): GET users/me (the token, the bot), GET users/{owner}
  * (the owner), POST channels/direct (the DM), and one test post in the DM
  * that is deleted again. The first failure ends the check; its message
- * names the step, what the server said, and the runbook entry for it
- * (BRIDGE_CHECK_RUNBOOK "mattermost-token-refused", "-not-found",
- * "-unreachable", "-rate-limited" or "-refused").
+ * starts with what state.json would say ("token-refused", "not-found",
+ * "unreachable", "rate-limited", or "refused" for any other refusal) and
+ * names the step, what the server said, and the runbook entry
+ * (bridge_state.h's BRIDGE_RUNBOOK_*).
  *
  * Nothing here prints: the caller shows the result.
  *
@@ -20,7 +21,6 @@
 #include "mm_types.h"
 #include "proto/error.h"
 
-#define BRIDGE_CHECK_RUNBOOK	"docs/runbook.md#mattermost-"
 #define BRIDGE_CHECK_MESSAGE	"bxbridge check: a test post from the " \
 	"approvals bridge; it is deleted at once."
 

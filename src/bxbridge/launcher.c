@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bxbridge/bridge_plan.h"
+#include "bxbridge/bridge_state.h"
 #include "bxbridge/launcher.h"
 
 const struct secret_kind bridge_token = {
@@ -14,7 +15,7 @@ const struct secret_kind bridge_token = {
 	.sk_noun = "token",
 	.sk_what = "the bot's token",
 	.sk_from = "bxbridge's launcher",
-	.sk_runbook = "see docs/runbook.md#mattermost-token-refused",
+	.sk_runbook = "see " BRIDGE_RUNBOOK_TOKEN,
 };
 
 struct bridge_launch {
