@@ -20,7 +20,7 @@ FUZZ_SECONDS ?= 60
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
-	@for p in brokerd loopd bxctl; do ln -sf src/$$p/$$p $(BUILD)/$$p; done
+	@for p in brokerd loopd bxctl bxbridge; do ln -sf src/$$p/$$p $(BUILD)/$$p; done
 	@ln -sf tests/fake-llama/fake-llama $(BUILD)/fake-llama
 	@ln -sf src/toml/toml-decoder $(BUILD)/toml-decoder
 
