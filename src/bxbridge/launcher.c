@@ -34,12 +34,19 @@ prepare(void *arg, struct jail_plan *plan, char **ret_secret,
     struct bx_error *err)
 {
 	const struct bridge_launch *bl = arg;
+	char *token;
 
-	if (bridge_plan_make(&bl->bl_in, plan, err) == -1 ||
-	    bridge_plan_grant(plan, err) == -1)
+	/* The token first: its file is the likelier thing to fix. */
+	if (secret_load(&bridge_token, bl->bl_cfg->bc_token_file, &token,
+	    err) == -1)
 		return -1;
-	return secret_load(&bridge_token, bl->bl_cfg->bc_token_file,
-	    ret_secret, err);
+	if (bridge_plan_make(&bl->bl_in, plan, err) == -1 ||
+	    bridge_plan_grant(plan, err) == -1) {
+		secret_free(token);
+		return -1;
+	}
+	*ret_secret = token;
+	return 0;
 }
 
 int
