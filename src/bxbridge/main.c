@@ -50,9 +50,9 @@ on_signal(int sig)
 	int saved = errno;
 
 	(void)sig;
-	if (write(stop_pipe[1], "", 1) == -1) {
-		/* Full: a stop is already asked. */
-	}
+	/* A full pipe already asks the stop: its failure needs nothing. */
+	while (write(stop_pipe[1], "x", 1) == -1 && errno == EINTR)
+		continue;
 	errno = saved;
 }
 
@@ -203,6 +203,7 @@ serve_in_jail(const struct bridge_config *cfg, const char *token,
 	rc = bridge_serve(cfg, token, relay, state, stop_pipe[0], err);
 	if (rc == 0)
 		fprintf(stderr, "bxbridge: stopped\n");
+	/* The pipe stays open to the exit: a late signal still writes to it. */
 	return rc;
 }
 
