@@ -320,6 +320,9 @@ forget "$launcher"
 kill -0 "$inner" 2> /dev/null && fail "the bridge (pid $inner) outlived its launcher"
 grep -q 'bxbridge: stopped' "$home/logs/bxbridge.log" || fail "the bridge did not say stopped"
 note "  SIGTERM: the launcher exited 0, the bridge said stopped and is gone"
+grep -rlF "$TOKEN" "$home" "$top/check.out" "$top/check.err" &&
+    fail "the token is in a file above (logs, state, check's output)"
+note "  the token: in no file of the home (logs, state.json, posts) nor in check's output"
 
 echo
 echo "==== test-bxbridge-jail: evidence"
