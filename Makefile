@@ -1,7 +1,7 @@
 # The front door. Meson and Ninja do the building; this file only makes sure
 # the dependencies are installed and the build directory is configured.
 #
-#   make            build build/brokerd, build/loopd, build/bxctl
+#   make            build build/brokerd, build/loopd, build/bxctl, build/bxbridge
 #   make check      build and run every test; the last line is "N passed, N failed"
 #   make check-sanitize  the whole suite under ASan+UBSan (build-asan/), then TSan (build-tsan/)
 #   make check-vm   as root: a Debian 12 VM under qemu, Boxmaker as its owner under systemd
@@ -20,7 +20,7 @@ FUZZ_SECONDS ?= 60
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
-	@for p in brokerd loopd bxctl; do ln -sf src/$$p/$$p $(BUILD)/$$p; done
+	@for p in brokerd loopd bxctl bxbridge; do ln -sf src/$$p/$$p $(BUILD)/$$p; done
 	@ln -sf tests/fake-llama/fake-llama $(BUILD)/fake-llama
 	@ln -sf src/toml/toml-decoder $(BUILD)/toml-decoder
 

@@ -298,7 +298,7 @@ serve_loop(struct bridge *b, struct bx_error *err)
 
 int
 bridge_serve(const struct bridge_config *cfg, const char *token,
-    const char *mm_socket, const char *state_dir, int stop_fd,
+    const char *mm_socket, const char *state_dir, pid_t pid, int stop_fd,
     struct bx_error *err)
 {
 	struct bridge b;
@@ -310,7 +310,7 @@ bridge_serve(const struct bridge_config *cfg, const char *token,
 	b.b_stop_fd = stop_fd;
 	/* The first round looks at once: posts.json's ones may have ended. */
 	b.b_hurry = true;
-	bridge_state_init(&b.b_state);
+	bridge_state_init(&b.b_state, pid);
 	if (bx_mkdir_private(state_dir, err) == -1)
 		return -1;
 	if (bridge_posts_load(state_dir, &b.b_posts, err) == -1)

@@ -31,16 +31,20 @@
 #ifndef BXBRIDGE_BRIDGE_H
 #define BXBRIDGE_BRIDGE_H
 
+#include <sys/types.h>
+
 #include "bxbridge/config.h"
 #include "proto/error.h"
 
 /*
  * Serves until stop_fd is readable (0), or fails at once (-1 with err)
  * on what it cannot run with: a state_dir it cannot make or write, an
- * unreadable posts.json, no memory.
+ * unreadable posts.json, no memory. pid is the one state.json names, as
+ * the host sees it: the launcher's, since the jailed bridge is pid 1 of
+ * its own namespace and `bxctl status` checks the pid is alive.
  */
 int	bridge_serve(const struct bridge_config *cfg, const char *token,
-	    const char *mm_socket, const char *state_dir, int stop_fd,
-	    struct bx_error *err);
+	    const char *mm_socket, const char *state_dir, pid_t pid,
+	    int stop_fd, struct bx_error *err);
 
 #endif

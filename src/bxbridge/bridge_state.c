@@ -11,10 +11,10 @@
 #include "bxbridge/bridge_state.h"
 
 void
-bridge_state_init(struct bridge_state *st)
+bridge_state_init(struct bridge_state *st, pid_t pid)
 {
 	memset(st, 0, sizeof(*st));
-	st->bs_pid = getpid();
+	st->bs_pid = pid;
 	st->bs_started = time(NULL);
 	st->bs_mm = BRIDGE_MM_CONNECTING;
 }

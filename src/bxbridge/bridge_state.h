@@ -57,8 +57,8 @@ struct bridge_state {
 	size_t			 bs_pending_posts;
 };
 
-/* A fresh state: this process, now, connecting, brokerd not yet seen. */
-void	bridge_state_init(struct bridge_state *);
+/* A fresh state: pid (bridge.h), now, connecting, brokerd not yet seen. */
+void	bridge_state_init(struct bridge_state *, pid_t pid);
 /* Records what went wrong, now. */
 void	bridge_state_error(struct bridge_state *, const char *message);
 /* The runbook entry for things as they are, or NULL. */

@@ -4,7 +4,7 @@
  * is the jail's spec (jail/jail.h) with the paths it binds kept in the
  * plan itself, each with the ACL entry the jail's uid gets on it, and the
  * relay's socket (jailrun/relay.h) the jail reaches its one host through.
- * The program's own plan (loopd/jail_plan.h, jailrun/bridge_plan.h) says
+ * The program's own plan (loopd/jail_plan.h, bxbridge/bridge_plan.h) says
  * which paths; this file makes each of them safe to bind:
  *
  *	a home directory	made 0700 and the caller's if missing

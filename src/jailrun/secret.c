@@ -74,6 +74,15 @@ secret_load(const struct secret_kind *k, const char *path, char **ret,
 		bx_fail(err, "%s: %s", where, strerror(errno));
 		goto out;
 	}
+	/* Another's file could be swapped under us by them, and read by them. */
+	if (st.st_uid != geteuid()) {
+		bx_fail(err, "%s belongs to uid %u, not to you (uid %u): "
+		    "only a file of your own is trusted with the %s (chown "
+		    "%u %s); %s", where, (unsigned)st.st_uid,
+		    (unsigned)geteuid(), k->sk_noun, (unsigned)geteuid(), path,
+		    k->sk_runbook);
+		goto out;
+	}
 	if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
 		bx_fail(err, "%s has mode %04o: only its owner may read it "
 		    "(chmod 600 %s); %s", where, (unsigned)(st.st_mode & 07777),

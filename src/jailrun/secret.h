@@ -5,11 +5,11 @@
  * owner's alone and the secret never touches a file, argv or environment
  * the jail sees.
  *
- * The file must be a regular file with no group or other bits, holding
- * one line of printable ASCII; anything else is refused with a message
- * naming the setting and the file and saying why, so a secret is never
- * sent that others could have read. The secret itself appears in no
- * message.
+ * The file must be a regular file of the caller's (its effective uid)
+ * with no group or other bits, holding one line of printable ASCII;
+ * anything else is refused with a message naming the setting and the file
+ * and saying why, so a secret is never sent that others could have read
+ * or swapped. The secret itself appears in no message.
  *
  * Ownership: secret_load() and secret_read_fd() allocate *ret;
  * secret_free() wipes and frees it (NULL allowed). The kind is the

@@ -103,8 +103,8 @@ bridge_thread(void *arg)
 {
 	struct tfix *t = arg;
 
-	t->rc = bridge_serve(&t->cfg, FAKE_MM_TOKEN, NULL, t->dir, t->stop[0],
-	    &t->err);
+	t->rc = bridge_serve(&t->cfg, FAKE_MM_TOKEN, NULL, t->dir, getpid(),
+	    t->stop[0], &t->err);
 	return NULL;
 }
 

@@ -123,6 +123,35 @@ test_unusable_files_refused(void **state)
 	tu_rmtree(dir);
 }
 
+/* Another's file is refused, whatever its mode; so is a FIFO. */
+static void
+test_others_file_refused(void **state)
+{
+	char path[PATH_MAX], *dir = tu_tmpdir(), *key = NULL;
+	struct bx_error err;
+
+	(void)state;
+	key_file(dir, "key", "s3cret\n", 0600, path);
+	assert_int_equal(chown(path, geteuid() + 1, (gid_t)-1), 0);
+	assert_int_equal(secret_load(&token, path, &key, &err), -1);
+	assert_null(key);
+	assert_non_null(strstr(err.msg, "[mattermost] token_file"));
+	assert_non_null(strstr(err.msg, "not to you"));
+	assert_non_null(strstr(err.msg, "docs/runbook.md#bridge-refused"));
+	assert_null(strstr(err.msg, "s3cret"));
+	/* Back to the caller's: read again, so the owner was the refusal. */
+	assert_int_equal(chown(path, geteuid(), (gid_t)-1), 0);
+	assert_int_equal(secret_load(&token, path, &key, &err), 0);
+	secret_free(key);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	key = NULL;
+	assert_int_equal(secret_load(&token, path, &key, &err), -1);
+	assert_null(key);
+	assert_non_null(strstr(err.msg, "token_file"));
+	tu_rmtree(dir);
+}
+
 /* What secret_pass() puts in, secret_read_fd() takes out whole. */
 static void
 test_through_a_pipe(void **state)
@@ -166,6 +195,7 @@ main(void)
 		cmocka_unit_test(test_owner_only),
 		cmocka_unit_test(test_readable_by_others_refused),
 		cmocka_unit_test(test_unusable_files_refused),
+		cmocka_unit_test(test_others_file_refused),
 		cmocka_unit_test(test_through_a_pipe),
 	};
 

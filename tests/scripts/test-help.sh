@@ -103,6 +103,20 @@ else
 	echo "ok: bxtool run -- printf --help runs printf"
 fi
 
+bxbridge=$build/src/bxbridge/bxbridge
+for word in --help -h help; do
+	asks "$bxbridge" 'bxbridge serve [--config PATH]' $word
+	asks "$bxbridge" 'bxbridge check [--config PATH]' $word
+done
+asks "$bxbridge" 'bxbridge check [--config PATH]' help check
+asks "$bxbridge" 'bxbridge serve [--config PATH]' serve --help
+asks "$bxbridge" 'bxbridge check [--config PATH]' check --config x -h
+wrong "$bxbridge"
+wrong "$bxbridge" --bogus
+wrong "$bxbridge" help bogus
+wrong "$bxbridge" serve --bogus
+wrong "$bxbridge" check --bogus x
+
 bxegress=$build/src/bxegress/bxegress
 for word in --help -h help; do
 	asks "$bxegress" 'bxegress --listen-fd N' $word

@@ -22,11 +22,11 @@ if ! meson install -C "$build" --no-rebuild --quiet --destdir "$tmp" \
 	exit 1
 fi
 root=$tmp$prefix
-for f in sbin/brokerd sbin/loopd bin/bxctl libexec/boxmaker/bxtool \
-    libexec/boxmaker/bxegress; do
+for f in sbin/brokerd sbin/loopd sbin/bxbridge bin/bxctl \
+    libexec/boxmaker/bxtool libexec/boxmaker/bxegress; do
 	[ -x "$root/$f" ] && pass || fail "$prefix/$f is not installed"
 done
-for unit in brokerd loopd; do
+for unit in brokerd loopd bxbridge; do
 	file=$root/lib/systemd/user/$unit.service
 	if [ ! -f "$file" ]; then
 		fail "$prefix/lib/systemd/user/$unit.service is not installed"
@@ -39,6 +39,14 @@ for unit in brokerd loopd; do
 	grep -q 'BOXMAKER_HOME\|@' "$file" &&
 	    fail "$unit.service sets BOXMAKER_HOME or kept a placeholder" || pass
 done
+[ -f "$root/share/man/man8/bxbridge.8" ] && pass ||
+    fail "$prefix/share/man/man8/bxbridge.8 is not installed"
+# The bridge's unit comes with brokerd's and is not enabled by make install.
+grep -qx 'Requires=brokerd.service' "$root/lib/systemd/user/bxbridge.service" &&
+    grep -qx 'After=brokerd.service' "$root/lib/systemd/user/bxbridge.service" &&
+    pass || fail "bxbridge.service does not require and follow brokerd.service"
+[ -z "$(find "$tmp" -path '*wants*' -name 'bxbridge.service')" ] && pass ||
+    fail "make install enabled bxbridge.service"
 for f in brokerd.toml loopd.toml grants/notes-read.toml; do
 	[ -f "$root/share/doc/boxmaker/examples/$f" ] && pass ||
 	    fail "examples/$f is not under $prefix/share/doc/boxmaker"

@@ -22,8 +22,8 @@
  *
  * Ownership: as jailrun/plan.h's; the input's strings are only read.
  */
-#ifndef JAILRUN_BRIDGE_PLAN_H
-#define JAILRUN_BRIDGE_PLAN_H
+#ifndef BXBRIDGE_BRIDGE_PLAN_H
+#define BXBRIDGE_BRIDGE_PLAN_H
 
 #include "jailrun/plan.h"
 
@@ -31,6 +31,10 @@
 #define BRIDGE_PLAN_RELAY_DIR	"run/bridge-mattermost"
 #define BRIDGE_PLAN_RELAY_NAME	"mattermost.sock"
 #define BRIDGE_PLAN_RELAY	BRIDGE_PLAN_RELAY_DIR "/" BRIDGE_PLAN_RELAY_NAME
+/* `bxbridge check`'s relay, so that it never replaces a running bridge's. */
+#define BRIDGE_PLAN_CHECK_RELAY_NAME	"check.sock"
+#define BRIDGE_PLAN_CHECK_RELAY	BRIDGE_PLAN_RELAY_DIR "/" \
+	BRIDGE_PLAN_CHECK_RELAY_NAME
 
 /* What the plan is made from: bxbridge.toml's paths, all absolute. */
 struct bridge_plan_input {
@@ -38,10 +42,12 @@ struct bridge_plan_input {
 	const char	*bp_config_path;
 	const char	*bp_broker_socket;	/* [broker] socket */
 	const char	*bp_ca_file;		/* [mattermost] ca_file, or NULL */
+	/* The relay's socket in BRIDGE_PLAN_RELAY_DIR; NULL: mattermost.sock */
+	const char	*bp_relay_name;
 };
 
 /*
- * The plan for the caller's uid and gid. Makes <home>/bridge (0700) and
+ * The plan for the caller's uid and gid. Makes <home>/bridge (0755) and
  * the socket's directory if they are missing. Fails as jail_plan_start()
  * does, and when ca_file is not a regular file or the socket's directory
  * holds anything else.

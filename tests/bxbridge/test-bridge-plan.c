@@ -1,6 +1,6 @@
 /*
  * test-bridge-plan.c: the Mattermost bridge's jail plan
- * (src/jailrun/bridge_plan.h) for a home the test makes, with loopd's
+ * (src/bxbridge/bridge_plan.h) for a home the test makes, with loopd's
  * sessions and grants beside the bridge's state. The plan binds exactly
  * the table's paths with the table's ACL entries, runs as the bridge's own
  * uid (not the caller's, not loopd's jail's, not 0), and refuses a
@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "jailrun/bridge_plan.h"
+#include "bxbridge/bridge_plan.h"
 #include "proto/acl.h"
 #include "proto/unixsock.h"
 #include "testutil.h"
@@ -105,13 +105,13 @@ expect_bind(const struct jail_plan *p, size_t i, const char *path,
 }
 
 static void
-expect_private_dir(const char *path)
+expect_dir(const char *path, mode_t mode)
 {
 	struct stat st;
 
 	assert_int_equal(stat(path, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
-	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(st.st_mode & 07777, mode);
 	assert_int_equal(st.st_uid, getuid());
 }
 
@@ -128,11 +128,11 @@ test_binds(void **state)
 	expect_bind(&p, 0, r->config, 0, BX_ACL_READ, false);
 	snprintf(path, sizeof(path), "%s/bridge", r->home);
 	expect_bind(&p, 1, path, JAIL_BIND_WRITE, RWX, true);
-	expect_private_dir(path);
+	expect_dir(path, 0755);
 	expect_bind(&p, 2, r->sockdir, 0, BX_ACL_EXEC, false);
 	snprintf(path, sizeof(path), "%s/run/bridge-mattermost", r->home);
 	expect_bind(&p, 3, path, 0, BX_ACL_EXEC, false);
-	expect_private_dir(path);
+	expect_dir(path, 0700);
 	assert_string_equal(p.jp_relay_dir, path);
 	snprintf(path, sizeof(path), "%s/%s", r->home, BRIDGE_PLAN_RELAY);
 	assert_string_equal(p.jp_relay, path);

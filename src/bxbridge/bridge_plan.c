@@ -4,11 +4,14 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "jailrun/bridge_plan.h"
+#include "bxbridge/bridge_plan.h"
 #include "proto/acl.h"
+#include "proto/writefile.h"
 
 #define RWX		(BX_ACL_READ | BX_ACL_WRITE | BX_ACL_EXEC)
 
@@ -44,6 +47,34 @@ add_ca_file(struct jail_plan *p, const char *path, struct bx_error *err)
 	    &ca_grant : &ca_others_grant, err);
 }
 
+/*
+ * <home>/bridge is 0755, not private: the state file in it is what `bxctl
+ * status` shows, and holds no secret. The plan leaves an existing one be.
+ */
+static int
+make_state_dir(const char *home, struct bx_error *err)
+{
+	char dir[PATH_MAX];
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", home,
+	    BRIDGE_PLAN_STATE_DIR) >= sizeof(dir))
+		return bx_fail(err, "%s/%s: the path is too long", home,
+		    BRIDGE_PLAN_STATE_DIR);
+	if (bx_mkdir_parents(dir, err) == -1)
+		return -1;
+	if (mkdir(dir, 0700) == -1) {
+		if (errno == EEXIST)
+			return 0;
+		return bx_fail(err, "cannot make %s: %s", dir,
+		    strerror(errno));
+	}
+	/* Whatever the umask: bxctl status reads the state in it. */
+	if (chmod(dir, 0755) == -1)
+		return bx_fail(err, "cannot make %s mode 0755: %s", dir,
+		    strerror(errno));
+	return 0;
+}
+
 int
 bridge_plan_make(const struct bridge_plan_input *in, struct jail_plan *ret,
     struct bx_error *err)
@@ -52,7 +83,10 @@ bridge_plan_make(const struct bridge_plan_input *in, struct jail_plan *ret,
 	struct jail_plan *p = ret;
 
 	f.pf_home = in->bp_home;
+	if (in->bp_relay_name != NULL)
+		f.pf_relay_name = in->bp_relay_name;
 	if (jail_plan_start(p, &f, err) == -1 ||
+	    make_state_dir(in->bp_home, err) == -1 ||
 	    jail_plan_add_config(p, in->bp_config_path, err) == -1 ||
 	    jail_plan_add_home_dir(p, BRIDGE_PLAN_STATE_DIR, &state_grant,
 	    err) == -1 ||
