@@ -265,7 +265,9 @@ put_outcome(FILE *fp, const struct bx_pending_approval *pa,
 		if (d != NULL && d->kind == BX_OUTCOME_DENIED)
 			fprintf(fp, " brokerd decided again and denied the "
 			    "call: %s.", bx_deny_name(d->reason));
-		else if (d != NULL && d->kind == BX_OUTCOME_ALLOWED)
+		/* An ask grant's re-decision is ask: approved, it runs too. */
+		else if (d != NULL && (d->kind == BX_OUTCOME_ALLOWED ||
+		    d->kind == BX_OUTCOME_ASK))
 			fputs(" The call runs.", fp);
 		fputc('\n', fp);
 		break;

@@ -316,6 +316,7 @@ static void
 test_outcomes(void **state)
 {
 	struct bx_outcome allowed = { BX_OUTCOME_ALLOWED, 0 };
+	struct bx_outcome ask = { BX_OUTCOME_ASK, 0 };
 	struct bx_outcome denied = { BX_OUTCOME_DENIED,
 	    BX_DENY_TAINT_TOO_HIGH };
 	struct render_outcome o;
@@ -333,6 +334,12 @@ test_outcomes(void **state)
 	    "(approval 42).\n```\n", 36) == 0);
 	free(msg);
 	o.ro_decision = &allowed;
+	msg = outcome(&pa, &o, &sh);
+	assert_contains(sh.outside, "**Approved** here in Mattermost "
+	    "(approval 42). The call runs.\n");
+	free(msg);
+	/* Under an ask grant brokerd's re-decision is ask; the call runs. */
+	o.ro_decision = &ask;
 	msg = outcome(&pa, &o, &sh);
 	assert_contains(sh.outside, "**Approved** here in Mattermost "
 	    "(approval 42). The call runs.\n");
