@@ -1,8 +1,8 @@
 #!/bin/sh
 # The real bxbridge's jail, checked from outside and from inside (issue
 # 42), as tests/loopd/test-jailed.sh checks loopd's. NEEDS ROOT, and the
-# user boxmaker-bridge (scripts/install-deps.sh makes it), nsenter, curl
-# and bash; it fails (never skips) without them. On a temporary home it
+# user boxmaker-bridge (scripts/install-deps.sh makes it), nsenter, curl,
+# socat and bash; it fails (never skips) without them. On a temporary home it
 # starts the fake Mattermost server (HTTP on 127.0.0.1), brokerd (whose
 # bridge.sock is the default one) and `bxbridge serve`, and checks:
 #
@@ -20,6 +20,16 @@
 #    file of the owner's outside the home absent; TCP to loopback (the
 #    fake's own port) and to any other host unreachable; and the relay
 #    answering as the fake server whatever host the request names;
+#  - an ask call end to end: a tool_request on broker.sock (socat, as
+#    loopd sends it) under the ask grant a.toml becomes pending; the jailed
+#    bridge posts it to the fake server; the owner's white_check_mark
+#    reaction (the fake's /fake/react) approves it: the call runs and
+#    answers the file's text, the audit log's Approval record says by the
+#    owner's id and post the post's id, and the fake gets a PUT .../patch
+#    saying approved; a second call refused by the owner's thread reply
+#    `refuse not now` is denied approval_refused, recorded with that reason,
+#    and patched to say refused. It prints the post, the answer, the
+#    Approval record and the patched post of each;
 #  - `bxbridge check` beside the running bridge: exit 0, its findings, and
 #    the fake's request log showing the test post made and deleted; with
 #    a wrong token exit 1 naming token-refused and its runbook entry;
@@ -51,7 +61,7 @@ for prog in "$brokerd" "$bxbridge" "$fake"; do
 done
 [ "$(id -u)" -eq 0 ] ||
     fail "this test needs root (it enters the bridge's jail with nsenter); run it as root"
-for tool in nsenter curl bash; do
+for tool in nsenter curl bash socat; do
 	command -v "$tool" > /dev/null ||
 	    fail "$tool is missing: this test needs it (scripts/install-deps.sh)"
 done
@@ -313,6 +323,165 @@ grep -q 'check failed: token-refused: users/me failed: .*see docs/runbook.md#bri
     "$top/wrong.err" || fail "bxbridge check with a wrong token did not name token-refused and its runbook entry"
 grep -q 'wrongtoken' "$top/wrong.err" && fail "the wrong token is in check's message"
 note "  wrong token: exit 1: $(grep 'check failed' "$top/wrong.err" | cut -c 1-90)..."
+
+# --- an ask call answered in Mattermost, through the jailed bridge
+# A tool call as loopd makes it (one tool_request frame on broker.sock,
+# the connection held open while it waits; root is brokerd's own uid, which
+# broker.sock serves) under the ask grant a.toml: brokerd holds it pending,
+# the jailed bridge posts it, the owner answers in the fake server, and the
+# call ends as the answer says, with the Approval record naming the owner
+# and the post, and the post patched to say the outcome.
+broker_sock=$home/run/loop-broker/broker.sock
+session=chat-$(date +%s)000
+mm_log=$home/logs/mm-requests.jsonl
+asks='**Boxmaker asks: may this tool call run?**'
+
+# ask_call CALL: the call's connection, its frames in logs/CALL.log. The
+# request file is read with ignoreeof, so that socat never half-closes the
+# connection (which brokerd would take for the caller going away) and ends
+# only when brokerd closes it after the final frame.
+ask_call() {
+	printf '{"kind":"tool_request","session":"%s","call":"%s","tool":"read_file","arguments":"{\\"path\\":\\"%s\\"}"}\n' \
+	    "$session" "$1" "$top/owner/notes.txt" > "$top/$1.request"
+	start "$1" socat -t 5 "OPEN:$top/$1.request,rdonly,ignoreeof!!STDOUT" \
+	    "UNIX-CONNECT:$broker_sock"
+}
+
+# approval_of CALL: the approval id in the call's pending_approval frame.
+approval_of() {
+	sed -n 's/.*"status":"pending_approval","approval":\([0-9]*\),.*/\1/p' \
+	    "$home/logs/$1.log" | head -n 1
+}
+
+has_approval_of() {
+	[ -n "$(approval_of "$1")" ]
+}
+
+# post_of N: the id of the live post that asks about approval N, from the
+# fake server's own state (GET /fake/posts).
+post_of() {
+	curl -s --max-time 20 "http://127.0.0.1:$port/fake/posts" |
+	    sed -n "s/.*\"id\":\"\([a-z0-9]\{26\}\)\"[^{}]*\"message\":\"\*\*Boxmaker asks: may this tool call run?\*\* (approval $1)\\\\n.*/\1/p"
+}
+
+has_post_of() {
+	[ -n "$(post_of "$1")" ]
+}
+
+# posted_message N: the message of the POST /api/v4/posts that asked about
+# approval N, as the fake server logged it (JSON string escapes kept).
+posted_message() {
+	grep -F '"method":"POST","path":"/api/v4/posts",' "$mm_log" |
+	    grep -F "\"message\":\"$asks (approval $1)\\n" | head -n 1 |
+	    sed 's/.*"message":"\(\([^"\\]\|\\.\)*\)".*/\1/'
+}
+
+# patch_of POST: the message of the PUT .../POST/patch the fake got.
+patch_of() {
+	grep -F "\"method\":\"PUT\",\"path\":\"/api/v4/posts/$2/patch\"" "$mm_log" |
+	    head -n 1 | sed 's/.*"message":"\(\([^"\\]\|\\.\)*\)".*/\1/'
+}
+
+has_patch_of() {
+	[ -n "$(patch_of "$@")" ]
+}
+
+# approval_record CALL: the audit log's Approval record of the call.
+approval_record() {
+	cat "$home"/audit/*.jsonl 2> /dev/null |
+	    grep -F "\"type\":\"approval\",\"session\":\"$session\",\"call\":\"$1\"," |
+	    head -n 1
+}
+
+has_approval_record() {
+	[ -n "$(approval_record "$1")" ]
+}
+
+final_frame() {
+	grep '"final":true' "$home/logs/$1.log" | head -n 1
+}
+
+has_final_frame() {
+	[ -n "$(final_frame "$1")" ]
+}
+
+# show_message TEXT: a JSON string's text, one note line per line.
+show_message() {
+	printf '%s\n' "$1" | sed 's/\\n/\n/g; s/\\"/"/g; s/\\\\/\\/g' |
+	    sed 's/^/    | /' | tee -a "$evidence"
+}
+
+# asked CALL: starts the call, waits for it to be pending and posted; sets
+# approval and post.
+asked() {
+	ask_call "$1"
+	wait_for has_approval_of "$1" ||
+	    fail "$1: no pending_approval frame from brokerd: $(cat "$home/logs/$1.log")"
+	approval=$(approval_of "$1")
+	wait_for has_post_of "$approval" ||
+	    fail "$1: the bridge posted no request for approval $approval to the fake server"
+	post=$(post_of "$approval")
+	msg=$(posted_message "$approval")
+	[ -n "$msg" ] || fail "$1: no POST /api/v4/posts asking about approval $approval in the fake's log"
+	note "  $1: pending as approval $approval; the bridge posted $post; its message as the fake received it:"
+	show_message "$msg"
+	printf '%s\n' "$msg" | grep -qF "$top/owner/notes.txt" ||
+	    fail "$1: the post does not show the call's path"
+}
+
+# answered CALL POST PATCH_START: waits for the final frame, the Approval
+# record and the patch; prints them.
+answered() {
+	wait_for has_final_frame "$1" ||
+	    fail "$1: no final frame from brokerd after the owner's answer: $(cat "$home/logs/$1.log")"
+	note "  $1: brokerd's final frame: $(final_frame "$1")"
+	wait_for has_approval_record "$1" ||
+	    fail "$1: no Approval record in the audit log"
+	record=$(approval_record "$1")
+	note "  $1: the audit log's Approval record: $record"
+	wait_for has_patch_of "$1" "$2" ||
+	    fail "$1: the fake got no PUT /api/v4/posts/$2/patch"
+	patched=$(patch_of "$1" "$2")
+	note "  $1: the fake got PUT /api/v4/posts/$2/patch; the message:"
+	show_message "$patched"
+	case $patched in
+	"$3"*) ;;
+	*) fail "$1: the patched message does not start with \"$3\"" ;;
+	esac
+}
+
+say "an ask call approved by the owner's reaction, refused by a thread reply"
+note "== an ask call under grants/a.toml (read_file $top/owner/notes.txt, mode ask), session $session"
+asked call_approve
+reaction="{\"user_id\":\"$OWNER\",\"post_id\":\"$post\",\"emoji_name\":\"white_check_mark\"}"
+curl -s --max-time 20 -o /dev/null -w '%{http_code}' -d "$reaction" \
+    "http://127.0.0.1:$port/fake/react" | grep -qx 200 ||
+    fail "POST /fake/react was not taken"
+note "  call_approve: the owner reacts: POST /fake/react $reaction"
+answered call_approve "$post" "**Approved** here in Mattermost (approval $approval). The call runs."
+grep -q '"status":"approved"' "$home/logs/call_approve.log" ||
+    fail "call_approve: no approved frame before the result"
+final_frame call_approve | grep -q '"status":"result","content":"the owner'"'"'s notes\\n"' ||
+    fail "call_approve: the call did not run and answer the file's text"
+# The re-decision under the ask grant is ask, which approved means the call
+# runs (docs/protocol.md, approve_result).
+printf '%s\n' "$record" | grep -qF "\"answer\":\"approved\",\"by\":\"$OWNER\",\"post\":\"$post\",\"reason\":null,\"outcome\":{\"outcome\":\"ask\"}" ||
+    fail "call_approve: the Approval record does not say approved by $OWNER in post $post"
+
+asked call_refuse
+reply="{\"user_id\":\"$OWNER\",\"root_id\":\"$post\",\"message\":\"refuse not now\"}"
+curl -s --max-time 20 -o /dev/null -w '%{http_code}' -d "$reply" \
+    "http://127.0.0.1:$port/fake/reply" | grep -qx 201 ||
+    fail "POST /fake/reply was not taken"
+note "  call_refuse: the owner replies in the thread: POST /fake/reply $reply"
+answered call_refuse "$post" "**Refused** here in Mattermost (approval $approval). The reason:"
+final_frame call_refuse | grep -qF '"status":"denied","reason":"approval_refused"' ||
+    fail "call_refuse: the call was not denied as refused"
+printf '%s\n' "$record" | grep -qF "\"answer\":\"refused\",\"by\":\"$OWNER\",\"post\":\"$post\",\"reason\":\"not now\",\"outcome\":{\"outcome\":\"denied\",\"reason\":\"approval_refused\"}" ||
+    fail "call_refuse: the Approval record does not say refused by $OWNER in post $post for \"not now\""
+printf '%s\n' "$patched" | grep -qF 'not now' ||
+    fail "call_refuse: the patched post does not give the reason"
+state_connected || fail "the bridge lost a door while answering: $(cat "$home/bridge/state.json")"
 
 # --- the stop
 say "SIGTERM to the launcher"
