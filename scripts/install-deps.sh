@@ -14,8 +14,9 @@ packages="gcc libc6-dev make meson ninja-build pkg-config
 libjansson-dev libssl-dev libcurl4-openssl-dev libcmocka-dev"
 # The tests: python3 runs the toml-test harness and summarises results;
 # strace runs brokerd with injected syscall faults (tests/reliability/).
-# socat is no test's: docs/runbook.md's checks use it to reach the sockets,
-# so an owner who followed the README has it when the runbook asks.
+# socat: tests/bxbridge/test-bxbridge-jail.sh sends a tool call on
+# broker.sock with it, and docs/runbook.md's checks use it to reach the
+# sockets, so an owner who followed the README has it when the runbook asks.
 packages="$packages python3 strace socat"
 # The egress tests' HTTPS host (tests/egress/tls-host) gzips the body of
 # its /echo-gzip route with zlib.
