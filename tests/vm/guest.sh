@@ -1238,12 +1238,13 @@ bridge_teardown() {
 # post is patched approved. Then the bridge and the server are stopped.
 check_bridge_approve() {
 	local rc=0
+	chat_pid=""
 	start_mm || return 1
 	if ! bridge_approve; then
 		bridge_evidence
 		rc=1
 	fi
-	chat_running 2> /dev/null && chat_kill
+	[ -n "$chat_pid" ] && chat_running && chat_kill
 	bridge_teardown || rc=1
 	return $rc
 }
@@ -1274,6 +1275,10 @@ bridge_approve() {
 		-d "{\"user_id\": \"$mm_owner\", \"post_id\": \"$post\", \"emoji_name\": \"white_check_mark\"}" ||
 		{ fail "POST /fake/react failed"; return 1; }
 	echo
+	# The bridge reads the reaction within poll_s; until it answers, the
+	# approval is still pending (and chat_wait none would fail on it).
+	wait_until 120 "the bridge to answer approval $id" no_pending_approval ||
+		{ as_owner 'bxctl approvals'; return 1; }
 	chat_wait "$o" none || return 1
 	result_lines "$o" | grep -qF 'result (private): Buy oat milk.\u000aCall the plumber on Tuesday.' ||
 		{ fail "the read approved in Mattermost did not run"; return 1; }
