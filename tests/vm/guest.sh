@@ -8,7 +8,9 @@
 # the owner's systemd) and checks, once with podman and once with bwrap:
 # the README's quick start word for word, bxctl init, chats through loopd
 # with fake-llama as the model (an approval, a deny grant, each local tool,
-# http_fetch offline), the sandbox limits under attack, the audit log,
+# http_fetch offline), the sandbox limits under attack, a secret, an
+# approval answered in Mattermost (bxbridge against the fake server), the
+# audit log,
 # restarting and stopping the units; then scripts/demo.sh once. Each check
 # records pass or fail; a failure prints its evidence (the check's output,
 # brokerd's and loopd's journal). The last line is "N passed, N failed",
@@ -242,7 +244,8 @@ result_lines() {
 # owner as before the quick start.
 reset_owner() {
 	stop_model
-	user_systemctl disable --now brokerd.service loopd.service > /dev/null 2>&1
+	stop_mm
+	user_systemctl disable --now bxbridge.service brokerd.service loopd.service > /dev/null 2>&1
 	user_systemctl reset-failed > /dev/null 2>&1
 	# What a failed check left must not fail the next one too.
 	owner_env podman rm -af > /dev/null 2>&1
@@ -1098,13 +1101,211 @@ check_jail_suite() {
 		"$disk/jailtest/tests/jail/test-jail" < /dev/null
 }
 
+# ---- approvals in Mattermost: bxbridge against the fake server ----------
+
+# The fake server's accounts: the owner's Mattermost id (26 of a-z0-9, as
+# bxbridge.toml wants) and the bot's token.
+mm_owner=vmowner0000000000000000000
+mm_token=vmbottoken0000000000000000
+mm_pid=""
+mm_port=""
+mm_dir=""
+
+stop_mm() {
+	[ -n "$mm_pid" ] || return 0
+	kill -TERM "$mm_pid" 2> /dev/null
+	wait "$mm_pid" 2> /dev/null
+	mm_pid=""
+}
+
+# start_mm: the fake Mattermost server as the owner on 127.0.0.1, a port
+# of its choosing (the line it prints) in $mm_port.
+start_mm() {
+	mm_dir=$out/mattermost/$runtime
+	stop_mm
+	mkdir -p "$mm_dir"
+	chown -R "$owner" "$mm_dir"
+	setpriv --reuid="$uid" --regid="$uid" --init-groups \
+		"$disk/bin/fake-mattermost" --log "$mm_dir/requests.jsonl" \
+		--token "$mm_token" --owner "$mm_owner" \
+		> "$mm_dir/port" 2> "$mm_dir/fake-mattermost.log" &
+	mm_pid=$!
+	wait_until 30 "fake-mattermost to print its port" \
+		grep -qE '^[0-9]+$' "$mm_dir/port" || { cat "$mm_dir/fake-mattermost.log"; return 1; }
+	mm_port=$(head -n 1 "$mm_dir/port")
+	say "fake-mattermost (pid $mm_pid) on http://127.0.0.1:$mm_port"
+}
+
+# mm PATH [CURL ARGS...]: a request to the fake server (its /fake/ routes
+# script it and show what it holds).
+mm() {
+	local p=$1
+	shift
+	curl -sS --max-time 20 "$@" "http://127.0.0.1:$mm_port$p"
+}
+
+# The ids of the posts the fake server holds (the keys of /fake/posts'
+# "posts" object), one a line.
+mm_post_ids() {
+	mm /fake/posts | grep -oE '[{,]"[a-z0-9]{26}":\{' | tr -dc 'a-z0-9\n' |
+		sed -n '/^[a-z0-9]\{26\}$/p'
+}
+
+# mm_posts_say TEXT: a post the fake server holds has TEXT in it.
+mm_posts_say() {
+	mm /fake/posts | grep -qF "$1"
+}
+
+mm_has_post() {
+	[ -n "$(mm_post_ids)" ]
+}
+
+# bxctl status's bridge line says it runs and reached Mattermost and brokerd.
+bridge_connected() {
+	owner_env bxctl status 2> /dev/null |
+		grep -qE '^bridge +running as pid [0-9]+, up .*: Mattermost connected, brokerd connected'
+}
+
+bridge_gone() {
+	! user_systemctl is-active --quiet bxbridge.service &&
+		! pgrep -x bxbridge > /dev/null
+}
+
+# The bridge's side of a failure: its state file and its journal.
+bridge_evidence() {
+	say "bxctl status:"
+	owner_env bxctl status 2>&1
+	say "$bxhome/bridge/state.json: $(cat "$bxhome/bridge/state.json" 2>&1)"
+	say "bxbridge's journal:"
+	journalctl --no-pager -o short-precise -n 40 _SYSTEMD_USER_UNIT=bxbridge.service 2>&1
+	say "the fake server's requests (last 20):"
+	tail -n 20 "$mm_dir/requests.jsonl" 2>&1
+}
+
+# The owner sets the bridge up as bxbridge(8) says: bxbridge.toml (init's
+# [broker] socket kept), the bot's token in a file of mode 0600, bxbridge
+# check, then systemctl --user start bxbridge (the unit make install put
+# in PREFIX/lib/systemd/user).
+bridge_setup() {
+	local f=$bxconf/bxbridge.toml tok=$bxconf/bxbridge.token sock
+	sock=$(grep -E '^socket = ' "$f") ||
+		{ fail "bxctl init's $f names no [broker] socket"; return 1; }
+	cp -p "$f" "$mm_dir/bxbridge.toml.init"
+	printf '%s\n' "$mm_token" | owner_write "$tok" && chmod 600 "$tok" || return 1
+	owner_write "$f" <<EOT || return 1
+[mattermost]
+url = "http://127.0.0.1:$mm_port"
+token_file = "$tok"
+owner = "$mm_owner"
+poll_s = 1
+
+[broker]
+$sock
+EOT
+	say "bxbridge.toml:"
+	cat "$f"
+	say "bxbridge check"
+	as_owner 'bxbridge check' || { fail "bxbridge check exited $?"; return 1; }
+	say "systemctl --user daemon-reload; systemctl --user start bxbridge"
+	as_owner 'systemctl --user daemon-reload && systemctl --user start bxbridge' ||
+		{ fail "systemctl --user start bxbridge exited $?"; return 1; }
+	wait_until 120 "bxctl status: the bridge running, Mattermost and brokerd connected" \
+		bridge_connected || return 1
+	as_owner 'bxctl status' | grep '^bridge'
+}
+
+# Stops the bridge and the fake server; puts init's bxbridge.toml back and
+# removes the token file; fails if a bxbridge or the fake server is left.
+bridge_teardown() {
+	local rc=0
+	say "systemctl --user stop bxbridge"
+	as_owner 'systemctl --user stop bxbridge' || { fail "stop exited $?"; rc=1; }
+	wait_until 30 "bxbridge.service inactive, no bxbridge process" bridge_gone ||
+		{ pgrep -a -x bxbridge; rc=1; }
+	stop_mm
+	pgrep -a -x fake-mattermost && { fail "a fake-mattermost is left"; rc=1; }
+	if [ -f "$mm_dir/bxbridge.toml.init" ]; then
+		cp -p "$mm_dir/bxbridge.toml.init" "$bxconf/bxbridge.toml" || rc=1
+	fi
+	rm -f "$bxconf/bxbridge.token"
+	return $rc
+}
+
+# An ask call answered in Mattermost: bxbridge as the owner's user
+# service posts the pending approval to the fake server, the owner's
+# white_check_mark reaction approves it, the call runs, the audit log's
+# Approval record names the owner's Mattermost id and the post, and the
+# post is patched approved. Then the bridge and the server are stopped.
+check_bridge_approve() {
+	local rc=0
+	chat_pid=""
+	start_mm || return 1
+	if ! bridge_approve; then
+		bridge_evidence
+		rc=1
+	fi
+	[ -n "$chat_pid" ] && chat_running && chat_kill
+	bridge_teardown || rc=1
+	return $rc
+}
+
+bridge_approve() {
+	local o=$out/checks/$runtime-bridge-approve.chat id post rc n
+	bridge_setup || return 1
+	start_model "$(call_json read_file "{\"path\": \"$ohome/vmt/ask/notes.txt\"}")" \
+		'{"text": "done."}' || return 1
+	chat_start "$o" "bxctl chat --say 'read my notes'"
+	chat_wait "$o" stop
+	rc=$?
+	case $rc in
+	2) ;;
+	0) fail "the chat ended without asking for an approval"; return 1 ;;
+	*) return 1 ;;
+	esac
+	id=$(pending_approval)
+	say "approval $id pending; waiting for the bridge's post"
+	wait_until 120 "the fake server to hold the bridge's post" mm_has_post || return 1
+	n=$(mm_post_ids | wc -l)
+	[ "$n" -eq 1 ] || { fail "the fake server holds $n posts, not 1: $(mm /fake/posts)"; return 1; }
+	post=$(mm_post_ids)
+	mm /fake/posts | grep -qF "approval   $id" ||
+		{ fail "post $post does not name approval $id: $(mm /fake/posts)"; return 1; }
+	say "post $post; the owner ($mm_owner) reacts white_check_mark"
+	mm /fake/react -X POST -H 'Content-Type: application/json' \
+		-d "{\"user_id\": \"$mm_owner\", \"post_id\": \"$post\", \"emoji_name\": \"white_check_mark\"}" ||
+		{ fail "POST /fake/react failed"; return 1; }
+	echo
+	# The bridge reads the reaction within poll_s; until it answers, the
+	# approval is still pending (and chat_wait none would fail on it).
+	wait_until 120 "the bridge to answer approval $id" no_pending_approval ||
+		{ as_owner 'bxctl approvals'; return 1; }
+	chat_wait "$o" none || return 1
+	result_lines "$o" | grep -qF 'result (private): Buy oat milk.\u000aCall the plumber on Tuesday.' ||
+		{ fail "the read approved in Mattermost did not run"; return 1; }
+	say "bxctl log --json, the call's line:"
+	as_owner 'bxctl log --json' > "$o.log" 2>&1
+	grep -F "\"post\":\"$post\"" "$o.log"
+	grep -F "\"post\":\"$post\"" "$o.log" | grep -qF "\"by\":\"$mm_owner\"" ||
+		{ cat "$o.log"; fail "bxctl log --json has no line with by $mm_owner and post $post"; return 1; }
+	say "the audit log's Approval record:"
+	find "$bxhome" -path '*audit*' -type f -exec cat {} + 2> /dev/null |
+		grep -F '"type":"approval"' | grep -F "\"post\":\"$post\"" | tee "$o.audit"
+	grep -qF "\"by\":\"$mm_owner\"" "$o.audit" ||
+		{ fail "no Approval record in the audit log with by $mm_owner and post $post"; return 1; }
+	wait_until 60 "post $post patched: **Approved** here in Mattermost" \
+		mm_posts_say "**Approved** here in Mattermost (approval $id)" ||
+		{ mm /fake/posts; return 1; }
+	say "post $post patched approved"
+	mm /fake/posts | grep -oF "**Approved** here in Mattermost (approval $id)."
+}
+
 # Nothing of the sandboxes outlives the units.
 leftovers() {
 	local c
 	c=$(owner_env podman ps -a --format '{{.Names}} {{.Status}}' 2>&1)
 	[ -z "$c" ] || echo "podman ps -a: $c"
 	find /sys/fs/cgroup -name 'call-*' -type d | sed 's/^/cgroup: /'
-	pgrep -a -x 'bwrap|bxtool|conmon|bxegress' | sed 's/^/process: /'
+	pgrep -a -x 'bwrap|bxtool|conmon|bxegress|bxbridge|fake-mattermost' | sed 's/^/process: /'
 }
 
 check_stop() {
@@ -1159,6 +1360,7 @@ run_runtime() {
 	check "$runtime: http_fetch sends a secret, the echo comes back redacted" check_secret_fetch
 	check "$runtime: the secret is in none of the owner's files and logs" check_secret_nowhere
 	check "$runtime: secret removed, test network gone, brokerd as before" check_secret_cleanup
+	check "$runtime: bxbridge as a user service, approved by a reaction in Mattermost" check_bridge_approve
 	check "$runtime: bxctl audit verify" check_audit_verify
 	check "$runtime: read_file time against a bare sandbox" check_read_file_cost
 	check "$runtime: stop leaves no container, cgroup or process" check_stop

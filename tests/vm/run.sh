@@ -67,6 +67,9 @@ fill_disk() {
 	# the network namespaces, the firewall and the test CA and runs it.
 	install -m 755 "$b/tests/egress/tls-host" "$d/bin/tls-host"
 	install -m 755 "$top/tests/egress/testnet.sh" "$d/bin/testnet.sh"
+	# The bridge check's fake Mattermost server, on the guest's loopback.
+	install -m 755 "$b/tests/bxbridge/fake-mattermost/fake-mattermost" \
+		"$d/bin/fake-mattermost"
 	# The jail suite, run by the owner there: its attacker where the test
 	# looks for it (BX_BUILD_ROOT), and cmocka, which the image lacks.
 	mkdir -p "$d/jailtest/tests/jail" "$d/lib"
