@@ -44,7 +44,7 @@
 #include "proto/error.h"
 
 /* The most posts of a thread that are looked at (spec's bound). */
-#define ANSWER_THREAD_MAX	200
+#define ANSWER_THREAD_MAX	BRIDGE_THREAD_MAX
 /* The most bytes of a refusal's reason kept. */
 #define ANSWER_REASON_MAX	1000
 

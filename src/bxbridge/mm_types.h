@@ -19,7 +19,7 @@
 /* Mattermost's ids: ids.h's form. */
 #define MM_ID_LEN		BRIDGE_ID_LEN
 /* The most posts of a thread the bridge reads (and asks for). */
-#define MM_MAX_THREAD		200
+#define MM_MAX_THREAD		BRIDGE_THREAD_MAX
 /* The most posts asked about in one mm_reactions_bulk(). */
 #define MM_MAX_BULK		200
 /* Names longer than this are refused as not Mattermost's. */
